@@ -1,0 +1,232 @@
+"""Command line: argument parsing and exit codes only. Heavy imports happen after parsing."""
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Sequence
+
+from runner import __version__
+from runner.errors import ExitCode, MtrunError
+
+COMMANDS = ("run", "validate", "list", "schema")
+
+USAGE = """mtrun SUITE.yaml [options]        run a suite (same as `mtrun run SUITE.yaml`)
+       mtrun validate SUITE.yaml [...]   check suites without running them
+       mtrun list                        the component types a suite can use
+       mtrun schema [--write]            print (or write) schema/suite.schema.json"""
+
+EXIT_CODES = """exit codes: 0 within the suite's fail_on thresholds · 1 violations above them ·
+2 interrupted · 3 internal error · 4 usage or suite error · 5 nothing to test"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="mtrun", usage=USAGE, epilog=EXIT_CODES,
+        description="Metamorphic testing of NLP systems without labelled data.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"mtrun {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = sub.add_parser("run", help="run a suite", epilog=EXIT_CODES)
+    run.add_argument("suite", help="the suite's YAML file")
+    run.add_argument("-o", "--out", help="output folder (default: the suite's report.dir, "
+                                         "else reports/<name>)")
+    run.add_argument("--max-sources", type=_positive, help="test at most N source sentences")
+    run.add_argument("--seed", type=int, help="override the suite's seed")
+    run.add_argument("--device", help="override the suite's device (auto, cpu, cuda, cuda:N)")
+    run.add_argument("-q", "--quiet", action="store_true", help="no progress bar or summary")
+
+    val = sub.add_parser("validate", help="check suites without running them")
+    val.add_argument("suites", nargs="+")
+    sub.add_parser("list", help="list the component types")
+    sch = sub.add_parser("schema", help="print the suite JSON Schema")
+    sch.add_argument("--write", action="store_true", help="write schema/suite.schema.json")
+    return p
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be ≥ 1")
+    return value
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] not in COMMANDS and not argv[0].startswith("-"):
+        argv.insert(0, "run")  # `mtrun suites/x.yaml` is `mtrun run suites/x.yaml`
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: 0 for --help, 2 for a usage error → our 4
+        return ExitCode.OK if exc.code == 0 else ExitCode.USAGE_ERROR
+    if args.command is None:
+        parser.print_help()
+        return ExitCode.USAGE_ERROR
+    try:
+        return int({"run": _run, "validate": _validate, "list": _list,
+                    "schema": _schema}[args.command](args))
+    except MtrunError as exc:
+        print(f"mtrun: error: {exc}", file=sys.stderr)
+        return int(exc.exit_code)
+    except KeyboardInterrupt:
+        print("\nmtrun: interrupted", file=sys.stderr)
+        return ExitCode.INTERRUPTED
+    except Exception:  # noqa: BLE001 — the one place that turns a bug into exit 3
+        traceback.print_exc()
+        print(f"mtrun: internal error (mtrun {__version__}); please report it with the "
+              "traceback above", file=sys.stderr)
+        return ExitCode.INTERNAL_ERROR
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from runner.suite import load_suite
+
+    worst = ExitCode.OK
+    for path in args.suites:
+        try:
+            suite = load_suite(path)
+        except MtrunError as exc:
+            print(f"mtrun: error: {exc}", file=sys.stderr)
+            worst = ExitCode.USAGE_ERROR
+            continue
+        print(f"{path}: ok — {suite.name}: {suite.config['sut']['type']} system, "
+              f"{len(suite.config['transformations'])} transformation(s), "
+              f"{len(suite.config['relations'])} relation(s)")
+    return worst
+
+
+def _list(args: argparse.Namespace) -> int:
+    from runner.catalog import REGISTRIES
+
+    for section, registry in REGISTRIES.items():
+        print(f"{section}:")
+        for entry in registry.entries():
+            params = ", ".join(entry.params) or "no parameters"
+            status = "" if entry.factory else "  [accepted by the schema, not built yet]"
+            print(f"  {entry.name:<22} {entry.description}{status}\n  {'':<22} ({params})")
+    return ExitCode.OK
+
+
+def _schema(args: argparse.Namespace) -> int:
+    from runner.schema import SCHEMA_PATH, render
+
+    if args.write:
+        SCHEMA_PATH.write_text(render(), encoding="utf-8")
+        print(f"wrote {SCHEMA_PATH}")
+    else:
+        sys.stdout.write(render())
+    return ExitCode.OK
+
+
+def _run(args: argparse.Namespace) -> int:
+    from runner.suite import load_suite
+
+    suite = load_suite(args.suite)
+    if args.max_sources:
+        suite.config["limits"]["max_sources"] = args.max_sources
+    if args.seed is not None:
+        suite.config["seed"] = args.seed
+    if args.device:
+        import re
+
+        from runner.schema import DEVICE_PATTERN
+        if not re.match(DEVICE_PATTERN, args.device):
+            raise MtrunError(f"--device: expected auto, cpu, cuda or cuda:N, got {args.device!r}")
+        suite.config["device"] = args.device
+
+    from runner.engine import CASES_FILE, Engine
+    from runner.report.writers import console_summary, write_html, write_results_json
+
+    out_dir = suite.report_dir(args.out)
+    show = not args.quiet
+    progress = Progress(enabled=show and sys.stderr.isatty())
+    log = (lambda msg: print(f"mtrun: {msg}", file=sys.stderr)) if show else (lambda msg: None)
+    engine = Engine(suite, out_dir, progress=progress.update, log=log)
+    # SIGTERM (a CI timeout, `kill`) ends the run like Ctrl-C: partial results are written.
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    interrupted = False
+    try:
+        log(f"suite {suite.name}: corpus {suite.corpus_path}")
+        engine.run()
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        progress.close()
+    if engine.sut is None:  # interrupted before anything ran
+        if interrupted:
+            raise KeyboardInterrupt
+        return ExitCode.INTERNAL_ERROR
+
+    results = engine.results()
+    formats = suite.config["report"]["formats"]
+    cases = out_dir / CASES_FILE
+    written = []
+    if "json" in formats:
+        written.append(write_results_json(results, cases, out_dir / "results.json"))
+    if "html" in formats:
+        written.append(write_html(results, cases, out_dir / "report.html"))
+    if show:
+        print(console_summary(results))
+        for path in written:
+            print(f"wrote {path}")
+    if interrupted:
+        print(f"mtrun: interrupted after {engine.sources_done} source(s); the partial results "
+              "above are saved", file=sys.stderr)
+        return ExitCode.INTERRUPTED
+    if results["overall"]["cases"] == 0:
+        print("mtrun: nothing to test: no transformation applied to any source sentence "
+              f"({engine.sources_done} read)", file=sys.stderr)
+        return ExitCode.NOTHING_TO_TEST
+    th = results["thresholds"]
+    if th["status"] == "fail":
+        for reason in th["reasons"]:
+            print(f"mtrun: FAIL: {reason}", file=sys.stderr)
+        return ExitCode.VIOLATIONS
+    return ExitCode.OK
+
+
+def _raise_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+class Progress:
+    """A one-line progress bar on stderr (only on a terminal)."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.start = time.time()
+        self.last = 0.0
+
+    def update(self, done: int, total: int | None) -> None:
+        if not self.enabled:
+            return
+        now = time.time()
+        if now - self.last < 0.1 and done != total:
+            return
+        self.last = now
+        rate = done / max(now - self.start, 1e-9)
+        if total:
+            width = 30
+            filled = int(width * done / total)
+            eta = (total - done) / rate if rate else 0
+            line = (f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} sources "
+                    f"{rate:.1f}/s eta {eta:.0f}s ")
+        else:
+            line = f"\r{done} sources {rate:.1f}/s "
+        sys.stderr.write(line)
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

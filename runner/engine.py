@@ -1,0 +1,263 @@
+"""The run loop: corpus → source predictions → follow-ups → follow-up predictions → verdicts.
+
+Sources are streamed in batches (``limits.batch_size``): each batch is predicted in one call, parsed
+in one ``nlp.pipe``, and all its follow-ups are predicted in one call. Test cases are appended to
+``cases.jsonl`` as they are decided and flushed per batch, so memory does not grow with the corpus
+and an interrupted or crashed run loses nothing already decided.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+import random
+import sys
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from itertools import islice
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
+
+from runner import __version__
+from runner.corpus import CorpusReader
+from runner.suite import Suite
+from runner.types import Outcome, Sentence, TestCase
+
+CASES_FILE = "cases.jsonl"
+RESULTS_VERSION = 1
+
+
+@dataclass
+class Counts:
+    sources: int = 0        # sources seen by the transformation
+    applicable: int = 0     # sources that gave at least one follow-up
+    follow_ups: int = 0
+    outcomes: dict[str, int] = field(default_factory=lambda: {o.value: 0 for o in Outcome})
+
+    def to_json(self, relation: str | None = None) -> dict[str, Any]:
+        judged = self.outcomes["pass"] + self.outcomes["fail"]
+        return {"sources": self.sources, "applicable_sources": self.applicable,
+                "follow_ups": self.follow_ups, "cases": sum(self.outcomes.values()),
+                **self.outcomes, "violations": self.outcomes["fail"],
+                "violation_rate": (self.outcomes["fail"] / judged) if judged else None}
+
+
+def resolve_device(device: str) -> str:
+    """``auto`` → ``cuda`` when torch is installed and sees a GPU, else ``cpu``."""
+    if device != "auto":
+        return device
+    if "torch" not in sys.modules:
+        try:
+            import importlib.util
+            if importlib.util.find_spec("torch") is None:
+                return "cpu"
+        except (ImportError, ValueError):
+            return "cpu"
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def case_rng(seed: int, *parts: str) -> random.Random:
+    """A generator for one (source, transformation), derived from the run's seed. Deriving it per
+    case, rather than drawing from one stream, keeps every follow-up identical whatever the batch
+    size, max_sources or order of transformations."""
+    digest = hashlib.sha256("\x1f".join((str(seed),) + parts).encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+class Engine:
+    def __init__(self, suite: Suite, out_dir: Path, *,
+                 progress: Callable[[int, int | None], None] | None = None,
+                 log: Callable[[str], None] = lambda msg: None) -> None:
+        self.suite = suite
+        self.cfg = suite.config
+        self.out_dir = Path(out_dir)
+        self.progress = progress or (lambda done, total: None)
+        self.log = log
+        self.counts: dict[tuple[str, str], Counts] = defaultdict(Counts)
+        self.per_transformation: dict[str, Counts] = defaultdict(Counts)
+        self.sources_done = 0
+        self.total: int | None = None
+        self.status = "not started"
+        self.started = self.finished = time.time()
+        self.sut = self.parser = None
+
+    # -- building --------------------------------------------------------------------------
+    def build(self) -> None:
+        from runner.catalog import RELATIONS, SUTS, TRANSFORMATIONS
+        from runner.nlp import Parser
+
+        cfg = self.cfg
+        sut_cfg = dict(cfg["sut"])
+        sut_type = sut_cfg.pop("type")
+        # spaCy pipelines run on the CPU here; only torch-based systems resolve `auto` (which
+        # imports torch, so it is not done when nothing needs it).
+        self.device = "cpu"
+        if sut_type == "hf":
+            self.device = sut_cfg["device"] = resolve_device(cfg["device"])
+        self.log(f"loading system under test: {sut_type} {sut_cfg.get('model', '')}")
+        self.sut = SUTS.get(sut_type).factory(**sut_cfg)
+        self.transformations = []
+        for t in cfg["transformations"]:
+            params = {k: v for k, v in t.items() if k != "type"}
+            self.transformations.append(TRANSFORMATIONS.get(t["type"]).factory(**params))
+        self.relations: dict[str, list[Any]] = defaultdict(list)
+        self.relation_objects = []
+        for r in cfg["relations"]:
+            params = {k: v for k, v in r.items() if k not in ("type", "applies_to")}
+            rel = RELATIONS.get(r["type"]).factory(**params)
+            self.relation_objects.append(rel)
+            for t in r["applies_to"]:
+                self.relations[t].append(rel)
+        self.parser = None
+        if any(t.needs_parse for t in self.transformations):
+            p = cfg["parser"]
+            self.log(f"loading parser: {p['type']} {p['model']}")
+            self.parser = Parser(p["model"], batch_size=p["batch_size"])
+
+    def corpus(self) -> CorpusReader:
+        c = self.cfg["corpus"]
+        return CorpusReader(self.suite.corpus_path, c["format"],
+                            max_sentence_chars=self.cfg["limits"]["max_sentence_chars"],
+                            gold_label_map=c["gold_label_map"])
+
+    # -- running ---------------------------------------------------------------------------
+    def run(self) -> dict[str, Any]:
+        """Run to the end (or until interrupted: KeyboardInterrupt propagates after the partial
+        results are recorded in ``self.status``). Returns the run's results without cases."""
+        limits = self.cfg["limits"]
+        self.started = time.time()
+        corpus = self.corpus()
+        total = corpus.count()  # validates the whole corpus before any model is loaded
+        if limits["max_sources"]:
+            total = min(total, limits["max_sources"])
+        self.total = total
+        self.build()
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        self.status = "running"
+        cases_path = self.out_dir / CASES_FILE
+        with cases_path.open("w", encoding="utf-8") as sink:
+            try:
+                sources = islice(iter(corpus), total)
+                for batch in _batched(sources, limits["batch_size"]):
+                    for case in self._run_batch(batch):
+                        sink.write(json.dumps(case.to_json(), ensure_ascii=False) + "\n")
+                    sink.flush()
+                    self.sources_done += len(batch)
+                    self.progress(self.sources_done, total)
+                self.status = "completed"
+            except KeyboardInterrupt:
+                self.status = "interrupted"
+                raise
+            finally:
+                self.finished = time.time()
+        return self.results()
+
+    def _run_batch(self, batch: list[Sentence]) -> Iterator[TestCase]:
+        seed = self.cfg["seed"]
+        cap = self.cfg["limits"]["max_follow_ups_per_source"]
+        predictions = self.sut.predict([s.text for s in batch])
+        docs = self.parser.parse_many([s.text for s in batch]) if self.parser else [None] * len(batch)
+        groups = []
+        for source, prediction, doc in zip(batch, predictions, docs):
+            for t in self.transformations:
+                rng = case_rng(seed, source.id, source.text, t.name)
+                follow_ups = t.generate(source, prediction, rng, doc)[:cap]
+                counts = self.per_transformation[t.name]
+                counts.sources += 1
+                counts.applicable += bool(follow_ups)
+                counts.follow_ups += len(follow_ups)
+                for rel in self.relations[t.name]:
+                    c = self.counts[(t.name, rel.name)]
+                    c.sources += 1
+                    c.applicable += bool(follow_ups)
+                    c.follow_ups += len(follow_ups)
+                groups += [(source, prediction, f, k) for k, f in enumerate(follow_ups)]
+        follow_up_predictions = self.sut.predict([g[2].text for g in groups])
+        for (source, prediction, follow_up, k), fp in zip(groups, follow_up_predictions):
+            expected = tuple(img for img in map(follow_up.edit.map_span, prediction.spans)
+                             if img is not None)
+            for rel in self.relations[follow_up.transformation]:
+                verdict = rel.check(source_text=source.text, follow_up=follow_up,
+                                    source_prediction=prediction, follow_up_prediction=fp,
+                                    expected=expected)
+                self.counts[(follow_up.transformation, rel.name)].outcomes[verdict.outcome.value] += 1
+                yield TestCase(id=f"{source.id}/{follow_up.transformation}/{k}/{rel.name}",
+                               source=source, follow_up=follow_up, relation=rel.name,
+                               source_prediction=prediction, follow_up_prediction=fp,
+                               expected=expected, verdict=verdict)
+
+    # -- results ---------------------------------------------------------------------------
+    def summary(self) -> list[dict[str, Any]]:
+        rows = []
+        for t in self.cfg["transformations"]:
+            for rel in self.relations.get(t["type"], []):
+                rows.append({"transformation": t["type"], "relation": rel.name,
+                             **self.counts[(t["type"], rel.name)].to_json()})
+        return rows
+
+    def results(self) -> dict[str, Any]:
+        from runner.report.thresholds import evaluate_thresholds
+
+        summary = self.summary()
+        totals = Counts()
+        for c in self.counts.values():
+            for k, v in c.outcomes.items():
+                totals.outcomes[k] += v
+        per_relation: dict[str, Counts] = defaultdict(Counts)
+        for (_, rel), c in self.counts.items():
+            for k, v in c.outcomes.items():
+                per_relation[rel].outcomes[k] += v
+        overall = totals.to_json()
+        overall.update(sources=self.sources_done,
+                       follow_ups=sum(c.follow_ups for c in self.per_transformation.values()))
+        relations = {r: c.to_json() for r, c in sorted(per_relation.items())}
+        return {
+            "mtrun_results_version": RESULTS_VERSION,
+            "suite": {"name": self.suite.name, "path": str(self.suite.path),
+                      "description": self.cfg.get("description", ""), "filled": self.cfg},
+            "run": {
+                "status": self.status,
+                "started": _iso(self.started), "finished": _iso(self.finished),
+                "duration_s": round(self.finished - self.started, 3),
+                "seed": self.cfg["seed"], "device": self.device,
+                "sources_total": self.total, "sources_done": self.sources_done,
+            },
+            "versions": _versions(),
+            "components": {
+                "sut": {"type": self.cfg["sut"]["type"], **self.sut.describe()},
+                "parser": self.parser.describe() if self.parser else None,
+                "transformations": [t.describe() for t in self.transformations],
+                "relations": [{**r.describe(), "applies_to": rc["applies_to"]}
+                              for r, rc in zip(self.relation_objects, self.cfg["relations"])],
+            },
+            "stats": {"sut": self.sut.stats(),
+                      "per_transformation": {k: v.to_json() for k, v in self.per_transformation.items()}},
+            "summary": summary,
+            "relations": relations,
+            "overall": overall,
+            "thresholds": evaluate_thresholds(self.cfg["report"]["fail_on"], overall, relations),
+        }
+
+
+def _batched(items: Iterable[Sentence], n: int) -> Iterator[list[Sentence]]:
+    it = iter(items)
+    while batch := list(islice(it, n)):
+        yield batch
+
+
+def _iso(t: float) -> str:
+    return datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="seconds")
+
+
+def _versions() -> dict[str, str]:
+    out = {"mtrun": __version__, "python": platform.python_version(),
+           "platform": platform.platform(terse=True)}
+    for name in ("spacy", "transformers", "torch", "jsonschema", "jinja2", "yaml"):
+        mod = sys.modules.get(name)
+        if mod is not None:
+            out["pyyaml" if name == "yaml" else name] = getattr(mod, "__version__", "?")
+    return out

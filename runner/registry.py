@@ -1,0 +1,57 @@
+"""Name → component registries. Each entry carries the JSON Schema of its parameters, so the suite
+schema is generated from the same source the code builds from (they cannot drift apart), and a
+description for ``mtrun list`` and the README.
+
+Components live in modules that import nothing heavy at import time; registration happens in
+:mod:`runner.catalog` (one place, no import cycles).
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from runner.errors import SuiteError
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    factory: Callable[..., Any]
+    params: dict[str, dict[str, Any]]          # parameter name → JSON Schema (with "default")
+    description: str
+    required: tuple[str, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)  # e.g. which relation a transformation uses
+
+    def defaults(self) -> dict[str, Any]:
+        return {k: v["default"] for k, v in self.params.items() if "default" in v}
+
+
+class Registry:
+    def __init__(self, kind: str):
+        self.kind = kind
+        self._entries: dict[str, Entry] = {}
+
+    def add(self, name: str, factory: Callable[..., Any], *, params: dict[str, dict[str, Any]],
+            description: str, required: tuple[str, ...] = (), **extra: Any) -> None:
+        if name in self._entries:
+            raise ValueError(f"{self.kind} {name!r} registered twice")
+        self._entries[name] = Entry(name, factory, params, description, required, extra)
+
+    def names(self) -> list[str]:
+        return sorted(self._entries)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._entries
+
+    def entries(self) -> list[Entry]:
+        return [self._entries[n] for n in self.names()]
+
+    def get(self, name: str, **where: Any) -> Entry:
+        try:
+            return self._entries[name]
+        except KeyError:
+            close = difflib.get_close_matches(str(name), self.names(), n=1)
+            hint = f"did you mean {close[0]!r}?" if close else None
+            raise SuiteError(f"unknown {self.kind} type {name!r}; available: {', '.join(self.names())}",
+                             hint=hint, **where) from None

@@ -1,0 +1,26 @@
+"""The suite's ``report.fail_on`` thresholds: what makes a run exit 1."""
+from __future__ import annotations
+
+from typing import Any
+
+
+def evaluate_thresholds(fail_on: dict[str, Any], overall: dict[str, Any],
+                        relations: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    checks = []
+    if fail_on.get("max_violation_rate") is not None:
+        checks.append(_check("overall", overall.get("violation_rate"), fail_on["max_violation_rate"]))
+    for rel, limit in sorted(fail_on.get("relations", {}).items()):
+        rate = relations.get(rel, {}).get("violation_rate")
+        checks.append(_check(rel, rate, limit))
+    failed = [c for c in checks if not c["passed"]]
+    return {
+        "status": "fail" if failed else "pass",
+        "checks": checks,
+        "reasons": [f"{c['scope']} violation rate {c['rate']:.1%} exceeds the threshold "
+                    f"{c['max']:.1%}" for c in failed],
+    }
+
+
+def _check(scope: str, rate: float | None, limit: float) -> dict[str, Any]:
+    # A relation that judged nothing cannot exceed a threshold.
+    return {"scope": scope, "rate": rate, "max": limit, "passed": rate is None or rate <= limit}
