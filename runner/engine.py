@@ -256,8 +256,13 @@ def _iso(t: float) -> str:
 def _versions() -> dict[str, str]:
     out = {"mtrun": __version__, "python": platform.python_version(),
            "platform": platform.platform(terse=True)}
-    for name in ("spacy", "transformers", "torch", "jsonschema", "jinja2", "yaml"):
-        mod = sys.modules.get(name)
-        if mod is not None:
-            out["pyyaml" if name == "yaml" else name] = getattr(mod, "__version__", "?")
+    from importlib import metadata
+
+    for module, dist in (("spacy", "spacy"), ("transformers", "transformers"), ("torch", "torch"),
+                         ("jsonschema", "jsonschema"), ("jinja2", "jinja2"), ("yaml", "pyyaml")):
+        if module in sys.modules:  # only what this run actually used
+            try:
+                out[dist] = metadata.version(dist)
+            except metadata.PackageNotFoundError:
+                pass
     return out

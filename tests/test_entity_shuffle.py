@@ -1,0 +1,49 @@
+import random
+from collections import Counter
+
+from runner.transforms.entity_shuffle import EntityShuffle
+from runner.types import Prediction, Sentence, Span
+
+TEXT = "Angela Merkel met Emmanuel Macron and Olaf Scholz in Paris and Berlin."
+
+
+def _pred():
+    return Prediction((Span(0, 13, "PERSON"), Span(18, 33, "PERSON"), Span(38, 49, "PERSON"),
+                       Span(53, 58, "LOCATION"), Span(63, 69, "LOCATION")))
+
+
+def test_shuffle_keeps_every_entity_type_and_offsets_right():
+    src = Sentence("s", TEXT)
+    for seed in range(20):
+        for f in EntityShuffle(follow_ups=3).generate(src, _pred(), random.Random(seed)):
+            assert f.text != TEXT
+            images = [f.edit.map_span(s) for s in _pred().spans]
+            assert all(i is not None for i in images)
+            got = Counter((f.text[i.start:i.end], i.label) for i in images)
+            want = Counter((s.text_in(TEXT), s.label) for s in _pred().spans)
+            assert got == want  # same entities, same types, exact offsets in the follow-up
+            # persons only where persons were, locations where locations were
+            for img, orig in zip(images, _pred().spans):
+                assert img.label == orig.label
+
+
+def test_distinct_follow_ups_and_determinism():
+    src = Sentence("s", TEXT)
+    a = [f.text for f in EntityShuffle(follow_ups=4).generate(src, _pred(), random.Random(7))]
+    b = [f.text for f in EntityShuffle(follow_ups=4).generate(src, _pred(), random.Random(7))]
+    assert a == b
+    assert len(a) == len(set(a)) == 4
+
+
+def test_needs_two_different_entities_of_one_type():
+    one_each = Prediction((Span(0, 13, "PERSON"), Span(53, 58, "LOCATION")))
+    assert EntityShuffle().generate(Sentence("s", TEXT), one_each, random.Random(0)) == []
+    same = "Paris is not Paris."
+    twice = Prediction((Span(0, 5, "LOCATION"), Span(13, 18, "LOCATION")))
+    assert EntityShuffle().generate(Sentence("s", same), twice, random.Random(0)) == []
+
+
+def test_types_parameter_limits_what_is_shuffled():
+    src = Sentence("s", TEXT)
+    [f] = EntityShuffle(types=["LOCATION"]).generate(src, _pred(), random.Random(1))
+    assert f.text == "Angela Merkel met Emmanuel Macron and Olaf Scholz in Berlin and Paris."
