@@ -147,21 +147,35 @@ def _run(args: argparse.Namespace) -> int:
     progress = Progress(enabled=show and sys.stderr.isatty())
     log = (lambda msg: print(f"mtrun: {msg}", file=sys.stderr)) if show else (lambda msg: None)
     engine = Engine(suite, out_dir, progress=progress.update, log=log)
-    # SIGTERM (a CI timeout, `kill`) ends the run like Ctrl-C: partial results are written.
-    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    # Ctrl-C or SIGTERM (a CI timeout, `kill`): finish the batch in progress, then write the
+    # partial results. A second signal stops at once.
+    def on_signal(signum: int, frame: object) -> None:
+        if engine.stop_requested:
+            raise KeyboardInterrupt
+        engine.stop_requested = True
+        print("\nmtrun: stopping after the current batch (again to stop now)", file=sys.stderr)
+
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     interrupted = False
+    crash: BaseException | None = None
     try:
         log(f"suite {suite.name}: corpus {suite.corpus_path}")
         engine.run()
     except KeyboardInterrupt:
         interrupted = True
+    except Exception as exc:  # noqa: BLE001 — write what was decided, then report the error
+        crash = exc
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
         progress.close()
-    if engine.sut is None:  # interrupted before anything ran
+    if engine.sources_done == 0:  # nothing decided yet: nothing worth a report
         if interrupted:
             raise KeyboardInterrupt
-        return ExitCode.INTERNAL_ERROR
+        if crash is not None:
+            raise crash
+    if crash is not None:
+        engine.status = f"failed: {type(crash).__name__}: {crash}"
 
     results = engine.results()
     formats = suite.config["report"]["formats"]
@@ -175,6 +189,10 @@ def _run(args: argparse.Namespace) -> int:
         print(console_summary(results))
         for path in written:
             print(f"wrote {path}")
+    if crash is not None:
+        print(f"mtrun: the run stopped after {engine.sources_done} source(s); the results decided "
+              "so far are saved", file=sys.stderr)
+        raise crash
     if interrupted:
         print(f"mtrun: interrupted after {engine.sources_done} source(s); the partial results "
               "above are saved", file=sys.stderr)
@@ -189,10 +207,6 @@ def _run(args: argparse.Namespace) -> int:
             print(f"mtrun: FAIL: {reason}", file=sys.stderr)
         return ExitCode.VIOLATIONS
     return ExitCode.OK
-
-
-def _raise_interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
 
 
 class Progress:

@@ -84,6 +84,8 @@ class Engine:
         self.status = "not started"
         self.started = self.finished = time.time()
         self.sut = self.parser = None
+        # Set by a signal handler: the run stops cleanly after the batch in progress.
+        self.stop_requested = False
 
     # -- building --------------------------------------------------------------------------
     def build(self) -> None:
@@ -143,11 +145,17 @@ class Engine:
             try:
                 sources = islice(iter(corpus), total)
                 for batch in _batched(sources, limits["batch_size"]):
-                    for case in self._run_batch(batch):
-                        sink.write(json.dumps(case.to_json(), ensure_ascii=False) + "\n")
+                    cases, counts, per_transformation = self._run_batch(batch)
+                    # A batch is recorded whole: its cases in one write, then its counts.
+                    sink.write("".join(json.dumps(c.to_json(), ensure_ascii=False) + "\n"
+                                       for c in cases))
                     sink.flush()
+                    _merge(self.counts, counts)
+                    _merge(self.per_transformation, per_transformation)
                     self.sources_done += len(batch)
                     self.progress(self.sources_done, total)
+                    if self.stop_requested:
+                        raise KeyboardInterrupt
                 self.status = "completed"
             except KeyboardInterrupt:
                 self.status = "interrupted"
@@ -156,9 +164,11 @@ class Engine:
                 self.finished = time.time()
         return self.results()
 
-    def _run_batch(self, batch: list[Sentence]) -> Iterator[TestCase]:
+    def _run_batch(self, batch: list[Sentence]) -> tuple[list[TestCase], dict, dict]:
         seed = self.cfg["seed"]
         cap = self.cfg["limits"]["max_follow_ups_per_source"]
+        counts: dict[tuple[str, str], Counts] = defaultdict(Counts)
+        per_transformation: dict[str, Counts] = defaultdict(Counts)
         predictions = self.sut.predict([s.text for s in batch])
         docs = self.parser.parse_many([s.text for s in batch]) if self.parser else [None] * len(batch)
         groups = []
@@ -166,17 +176,14 @@ class Engine:
             for t in self.transformations:
                 rng = case_rng(seed, source.id, source.text, t.name)
                 follow_ups = t.generate(source, prediction, rng, doc)[:cap]
-                counts = self.per_transformation[t.name]
-                counts.sources += 1
-                counts.applicable += bool(follow_ups)
-                counts.follow_ups += len(follow_ups)
-                for rel in self.relations[t.name]:
-                    c = self.counts[(t.name, rel.name)]
+                for c in [per_transformation[t.name]] + [counts[(t.name, r.name)]
+                                                         for r in self.relations[t.name]]:
                     c.sources += 1
                     c.applicable += bool(follow_ups)
                     c.follow_ups += len(follow_ups)
                 groups += [(source, prediction, f, k) for k, f in enumerate(follow_ups)]
         follow_up_predictions = self.sut.predict([g[2].text for g in groups])
+        cases = []
         for (source, prediction, follow_up, k), fp in zip(groups, follow_up_predictions):
             expected = tuple(img for img in map(follow_up.edit.map_span, prediction.spans)
                              if img is not None)
@@ -184,11 +191,12 @@ class Engine:
                 verdict = rel.check(source_text=source.text, follow_up=follow_up,
                                     source_prediction=prediction, follow_up_prediction=fp,
                                     expected=expected)
-                self.counts[(follow_up.transformation, rel.name)].outcomes[verdict.outcome.value] += 1
-                yield TestCase(id=f"{source.id}/{follow_up.transformation}/{k}/{rel.name}",
-                               source=source, follow_up=follow_up, relation=rel.name,
-                               source_prediction=prediction, follow_up_prediction=fp,
-                               expected=expected, verdict=verdict)
+                counts[(follow_up.transformation, rel.name)].outcomes[verdict.outcome.value] += 1
+                cases.append(TestCase(
+                    id=f"{source.id}/{follow_up.transformation}/{k}/{rel.name}", source=source,
+                    follow_up=follow_up, relation=rel.name, source_prediction=prediction,
+                    follow_up_prediction=fp, expected=expected, verdict=verdict))
+        return cases, counts, per_transformation
 
     # -- results ---------------------------------------------------------------------------
     def summary(self) -> list[dict[str, Any]]:
@@ -241,6 +249,16 @@ class Engine:
             "overall": overall,
             "thresholds": evaluate_thresholds(self.cfg["report"]["fail_on"], overall, relations),
         }
+
+
+def _merge(into: dict, part: dict) -> None:
+    for key, c in part.items():
+        t = into[key]
+        t.sources += c.sources
+        t.applicable += c.applicable
+        t.follow_ups += c.follow_ups
+        for k, v in c.outcomes.items():
+            t.outcomes[k] += v
 
 
 def _batched(items: Iterable[Sentence], n: int) -> Iterator[list[Sentence]]:

@@ -153,3 +153,33 @@ def test_same_seed_same_results(tmp_path):
         cases = json.loads((tmp_path / f"o{i}" / "results.json").read_text())["cases"]
         runs.append([(c["id"], c["follow_up"]["text"], c["verdict"]["outcome"]) for c in cases])
     assert runs[0] == runs[1] and runs[0]
+
+
+def test_sigterm_mid_run_keeps_every_decided_case(tmp_path):
+    import os
+    import signal
+    import time
+
+    lines = [f"Angela Merkel met Emmanuel Macron in Paris and Berlin on day {i}." for i in range(20000)]
+    (tmp_path / "corpus.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (tmp_path / "s.yaml").write_text(
+        "name: long\ntask: ner\nsut: {type: spacy}\ncorpus: {path: corpus.txt}\n"
+        "transformations:\n  - type: entity_shuffle\nlimits: {batch_size: 8}\n", encoding="utf-8")
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "runner", str(tmp_path / "s.yaml"), "-o", str(out)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    cases = out / "cases.jsonl"
+    deadline = time.time() + 300
+    while time.time() < deadline and not (cases.exists() and cases.stat().st_size > 0):
+        time.sleep(0.2)
+    os.kill(proc.pid, signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == ExitCode.INTERRUPTED, stderr
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert results["run"]["status"] == "interrupted"
+    assert 0 < results["run"]["sources_done"] < 20000
+    decided = [json.loads(x) for x in cases.read_text(encoding="utf-8").splitlines() if x.strip()]
+    assert [c["id"] for c in results["cases"]] == [c["id"] for c in decided]
+    assert results["overall"]["cases"] == len(decided)
+    assert "INTERRUPTED" in (out / "report.html").read_text(encoding="utf-8")
+    assert "interrupted after" in stderr
