@@ -170,9 +170,8 @@ def _s2v_similar(s2v: Any, phrase: Any, n: int) -> list[tuple[str, float]]:
     det = phrase[0].text + phrase[0].whitespace_ if phrase[0].pos_ == "DET" and len(phrase) > 1 \
         else ""
     core = phrase[1:] if det else phrase
-    key = s2v.get_best_sense(core.text.replace(" ", "_"))
-    if key is None:
-        key = s2v.get_best_sense(core.text.lower().replace(" ", "_"))
+    # Noun phrases are keyed with the NOUN sense in sense2vec's tables ("old_house|NOUN").
+    key = s2v.get_best_sense(core.text.replace(" ", "_"), senses=("NOUN",))
     if key is None:
         return []
     out = []
@@ -181,6 +180,8 @@ def _s2v_similar(s2v: Any, phrase: Any, n: int) -> list[tuple[str, float]]:
         text = word.replace("_", " ")
         if text.lower() == core.text.lower():
             continue
+        if det.strip().lower() in ("a", "an"):
+            det = match_case(article_for(text), det.strip()) + det[len(det.strip()):]
         out.append((det + text, float(score)))
     return out[:n]
 

