@@ -12,11 +12,12 @@ from typing import Sequence
 from runner import __version__
 from runner.errors import ExitCode, MtrunError
 
-COMMANDS = ("run", "validate", "list", "schema")
+COMMANDS = ("run", "validate", "list", "schema", "models")
 
 USAGE = """mtrun SUITE.yaml [options]        run a suite (same as `mtrun run SUITE.yaml`)
        mtrun validate SUITE.yaml [...]   check suites without running them
        mtrun list                        the component types a suite can use
+       mtrun models [SUITE.yaml ...]     the models each suite would load, and if they are here
        mtrun schema [--write]            print (or write) schema/suite.schema.json"""
 
 EXIT_CODES = """exit codes: 0 within the suite's fail_on thresholds · 1 violations above them ·
@@ -43,6 +44,9 @@ def _parser() -> argparse.ArgumentParser:
     val = sub.add_parser("validate", help="check suites without running them")
     val.add_argument("suites", nargs="+")
     sub.add_parser("list", help="list the component types")
+    mod = sub.add_parser("models", help="the models each suite would load and whether they are "
+                                        "available here (exit 4 when one is missing)")
+    mod.add_argument("suites", nargs="*", help="suite files (default: suites/*.yaml)")
     sch = sub.add_parser("schema", help="print the suite JSON Schema")
     sch.add_argument("--write", action="store_true", help="write schema/suite.schema.json")
     return p
@@ -69,7 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ExitCode.USAGE_ERROR
     try:
         return int({"run": _run, "validate": _validate, "list": _list,
-                    "schema": _schema}[args.command](args))
+                    "schema": _schema, "models": _models}[args.command](args))
     except MtrunError as exc:
         print(f"mtrun: error: {exc}", file=sys.stderr)
         return int(exc.exit_code)
@@ -110,6 +114,31 @@ def _list(args: argparse.Namespace) -> int:
             status = "" if entry.factory else "  [accepted by the schema, not built yet]"
             print(f"  {entry.name:<22} {entry.description}{status}\n  {'':<22} ({params})")
     return ExitCode.OK
+
+
+def _models(args: argparse.Namespace) -> int:
+    from runner.models.inventory import suite_needs
+    from runner.suite import load_suite
+
+    paths = args.suites or sorted(str(p) for p in Path("suites").glob("*.yaml"))
+    if not paths:
+        print("mtrun: error: no suite given and no suites/*.yaml here", file=sys.stderr)
+        return ExitCode.USAGE_ERROR
+    worst = ExitCode.OK
+    for path in paths:
+        try:
+            suite = load_suite(path)
+        except MtrunError as exc:
+            print(f"mtrun: error: {exc}", file=sys.stderr)
+            worst = ExitCode.USAGE_ERROR
+            continue
+        print(f"{path} ({suite.name}):")
+        for n in suite_needs(suite.config):
+            mark = "ok     " if n.available else "MISSING"
+            print(f"  {mark} {n.role:<10} {n.name:<42} {n.component}\n          {n.where}")
+            if not n.available:
+                worst = ExitCode.USAGE_ERROR
+    return worst
 
 
 def _schema(args: argparse.Namespace) -> int:

@@ -127,3 +127,28 @@ def test_missing_model_exits_4(tmp_path, folders, monkeypatch, capsys):
     assert main([str(path), "-o", str(tmp_path / "o"), "-q"]) == ExitCode.USAGE_ERROR
     err = capsys.readouterr().err
     assert "bert-base-cased" in err and "save_pretrained" in err and "Traceback" not in err
+
+
+def test_report_shows_the_funnel_and_models(tmp_path, folders, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    r = _run(_suite(tmp_path, folders, "rep"), tmp_path / "o")
+    html = (tmp_path / "o" / "report.html").read_text(encoding="utf-8")
+    assert "Follow-up funnel" in html and "Dropped by semantic" in html
+    row = f"<td>token_mlm</td><td class=\"mono\">masked_lm:{folders['mlm']}</td>" \
+          f"<td class=\"num\">{r['funnel']['token_mlm']['generated']}</td>"
+    assert row in html
+    assert "causal_lm:GPT2LMHeadModel" in html
+
+
+def test_models_command_lists_what_a_suite_loads(tmp_path, folders, monkeypatch, capsys):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    path = _suite(tmp_path, folders, "inv")
+    assert main(["models", str(path)]) == ExitCode.OK
+    out = capsys.readouterr().out
+    assert out.count("ok ") >= 5 and "MISSING" not in out
+    assert f"folder: {folders['gpt2']}" in out and "masked_lm" in out and "encoder" in out
+    path.write_text(path.read_text().replace(f"encoder: {folders['enc']}",
+                                             "encoder: bert-base-cased"))
+    assert main(["models", str(path)]) == ExitCode.USAGE_ERROR
+    out = capsys.readouterr().out
+    assert "MISSING encoder    bert-base-cased" in out and "save_pretrained" in out

