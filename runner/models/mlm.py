@@ -50,6 +50,9 @@ class MaskedLM:
         else:
             self.scheme = "word"
         self.special_ids = sorted(set(tokenizer.all_special_ids))
+        head = getattr(model, "cls", None) or getattr(model, "lm_head", None)
+        base = getattr(model, "base_model", None)
+        self._head = head if head is not None and base is not None and base is not model else None
         # Lower-cased vocabularies (uncased BERT) lose the case; callers restore it.
         self.lowercase = bool(getattr(tokenizer, "do_lower_case", False)
                               or tokenizer.init_kwargs.get("do_lower_case", False))
@@ -95,8 +98,11 @@ class MaskedLM:
             out.append(ids)
         return out
 
-    def _forward(self, rows: list[list[int]]) -> Any:
-        """One forward pass over ``rows`` (token id lists); returns logits (batch, len, vocab)."""
+    def _forward(self, rows: list[list[int]], positions: list[int]) -> Any:
+        """One forward pass over ``rows`` (token id lists); returns the logits at one position
+        per row, shape (batch, vocab). Where the model has a separate LM head (BERT's ``cls``,
+        RoBERTa's ``lm_head``) only those positions go through it: the vocabulary projection is
+        most of a small model's cost, and the other positions' logits are never used."""
         import torch
 
         width = max(len(r) for r in rows)
@@ -106,10 +112,34 @@ class MaskedLM:
         for i, r in enumerate(rows):
             ids[i, :len(r)] = torch.tensor(r, dtype=torch.long)
             att[i, :len(r)] = 1
+        ids, att = ids.to(self.device), att.to(self.device)
+        index = (torch.arange(len(rows), device=self.device),
+                 torch.tensor(positions, device=self.device))
         with torch.inference_mode():
-            out = self.model(input_ids=ids.to(self.device), attention_mask=att.to(self.device))
+            if self._head is not None:
+                hidden = self.model.base_model(input_ids=ids, attention_mask=att)[0]
+                logits = self._head(hidden[index])
+            else:
+                logits = self.model(input_ids=ids, attention_mask=att).logits[index]
         self.forward_passes += 1
-        return out.logits
+        return logits
+
+    def _banned(self, vocab_size: int, include_subwords: bool, device: Any) -> Any:
+        """Vocabulary mask of what is never proposed (special tokens; pieces when asked),
+        built once per setting."""
+        import torch
+
+        key = (vocab_size, include_subwords, str(device))
+        cache = self.__dict__.setdefault("_banned_cache", {})
+        if key not in cache:
+            banned = torch.zeros(vocab_size, dtype=torch.bool)
+            banned[[i for i in self.special_ids if i < vocab_size]] = True
+            if not include_subwords:
+                for tok, i in self.tokenizer.get_vocab().items():
+                    if i < vocab_size and self.is_subword(tok):
+                        banned[i] = True
+            cache[key] = banned.to(device)
+        return cache[key]
 
     # -- public API ------------------------------------------------------------------------
     def top_k(self, items: Sequence[MaskedInput], k: int, *,
@@ -128,21 +158,10 @@ class MaskedLM:
                                  f"exactly once (found {len(where)}; truncated or not masked?)")
             mask_pos.append(where[0])
         results: list[list[Candidate]] = [[] for _ in items]
-        vocab_size = None
-        banned = None
         for chunk in _order_by_length([len(e) for e in encoded], self.batch_size):
-            logits = self._forward([encoded[i] for i in chunk])
-            if banned is None:
-                vocab_size = logits.shape[-1]
-                banned = torch.zeros(vocab_size, dtype=torch.bool)
-                banned[[i for i in self.special_ids if i < vocab_size]] = True
-                if not include_subwords:
-                    for tok, i in self.tokenizer.get_vocab().items():
-                        if i < vocab_size and self.is_subword(tok):
-                            banned[i] = True
-                banned = banned.to(logits.device)
-            rows = logits[torch.arange(len(chunk), device=logits.device),
-                          torch.tensor([mask_pos[i] for i in chunk], device=logits.device)]
+            rows = self._forward([encoded[i] for i in chunk], [mask_pos[i] for i in chunk])
+            vocab_size = rows.shape[-1]
+            banned = self._banned(vocab_size, include_subwords, rows.device)
             rows = rows.float().masked_fill(banned, float("-inf"))
             values, indices = rows.topk(min(k, vocab_size), dim=-1)
             for j, n in enumerate(chunk):
@@ -173,10 +192,9 @@ class MaskedLM:
                 r = list(encoded[n])
                 r[p] = self.mask_token_id
                 rows.append(r)
-            logits = self._forward(rows)
-            pos = torch.tensor([variants[v][1] for v in chunk], device=logits.device)
+            logits = self._forward(rows, [variants[v][1] for v in chunk])
             gold = torch.tensor([variants[v][2] for v in chunk], device=logits.device)
-            logp = logits[torch.arange(len(chunk), device=logits.device), pos].float().log_softmax(-1)
+            logp = logits.float().log_softmax(-1)
             picked = logp.gather(1, gold[:, None])[:, 0].tolist()
             for v, lp in zip(chunk, picked):
                 totals[variants[v][0]] += lp
