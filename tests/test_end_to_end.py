@@ -38,7 +38,23 @@ def test_sample_run_writes_consistent_results(sample_run):
         key = (c["transformation"], c["relation"])
         by_row.setdefault(key, []).append(c["verdict"]["outcome"])
     rows = {(r["transformation"], r["relation"]): r for r in results["summary"]}
-    assert set(rows) == {("structural_question", "MR2"), ("entity_shuffle", "MR2")}
+    assert set(rows) == {("token_mlm", "MR1"), ("phrase_np", "MR1"),
+                         ("structural_question", "MR2"), ("entity_shuffle", "MR2")}
+    # the similar-sentence transformations ran offline with both filters, and say so
+    funnel = results["funnel"]
+    assert set(funnel) == {"token_mlm", "phrase_np", "structural_question", "entity_shuffle"}
+    assert set(funnel["token_mlm"]["dropped_by"]) == {"semantic", "syntactic"}
+    assert set(funnel["entity_shuffle"]["dropped_by"]) == {"syntactic"}
+    for name, f in funnel.items():
+        assert f["generated"] == sum(f["dropped_by"].values()) + f["over_limit"] + f["tested"]
+        assert f["tested"] == rows[(name, "MR1" if name in ("token_mlm", "phrase_np") else "MR2")][
+            "follow_ups"]
+    assert {m["role"] for m in results["components"]["models"]} == {"candidates", "encoder",
+                                                                    "scorer"}
+    for c in cases:
+        if c["transformation"] in ("token_mlm", "phrase_np"):
+            assert c["follow_up"]["meta"]["source"] == "wordnet"
+            assert c["follow_up"]["meta"]["filters"]["semantic"] >= 0.65
     for key, row in rows.items():
         outcomes = by_row.get(key, [])
         assert row["cases"] == len(outcomes)
