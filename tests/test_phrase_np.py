@@ -87,3 +87,30 @@ def test_sense2vec_folder_is_required():
 
     with pytest.raises(ModelNotAvailable, match="sense2vec"):
         PhraseNP(source="sense2vec")
+
+
+class _Tree:
+    def __init__(self, label, *children):
+        self.label, self.children = label, list(children)
+
+
+def test_smallest_nps_of_a_constituency_tree(nlp):
+    """The walk used with stanza's parse: NP nodes that contain no other NP, as token ranges."""
+    from runner.transforms.phrase_np import _stanza_smallest_nps
+
+    def leaf(word):
+        return _Tree(word)
+
+    # (S (NP (NP John) (PP of (NP the (JJ old) house))) (VP sleeps))
+    tree = _Tree("ROOT", _Tree("S",
+        _Tree("NP", _Tree("NP", _Tree("NNP", leaf("John"))),
+              _Tree("PP", _Tree("IN", leaf("of")),
+                    _Tree("NP", _Tree("DT", leaf("the")), _Tree("JJ", leaf("old")),
+                          _Tree("NN", leaf("house"))))),
+        _Tree("VP", _Tree("VBZ", leaf("sleeps")))))
+
+    class Parsed:
+        sentences = [type("S", (), {"constituency": tree})()]
+
+    doc = nlp("John of the old house sleeps")
+    assert _stanza_smallest_nps(lambda _: Parsed(), doc) == [(0, 1), (2, 5)]
