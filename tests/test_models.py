@@ -212,3 +212,17 @@ def test_embedded_models_load_offline():
     sims = enc.span_similarity([((s, 9, 13), ("He is a nice student.", 9, 13)),
                                 ((s, 9, 13), ("He is a blue student.", 9, 13))])
     assert sims[0] > sims[1]
+
+
+def test_unreachable_hub_fails_fast(monkeypatch):
+    from runner.models import loading
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")   # nothing listens there
+    loading.hub_reachable.cache_clear()
+    try:
+        with pytest.raises(ModelNotAvailable, match="cannot be reached"):
+            models.get_scorer("causal_lm", "gpt2", device="cpu")
+    finally:
+        loading.hub_reachable.cache_clear()

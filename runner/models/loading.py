@@ -15,6 +15,7 @@ ends in :class:`~runner.errors.ModelNotAvailable` (exit 4) naming the way to pro
 """
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import sys
@@ -87,6 +88,23 @@ def hub_offline() -> bool:
                for v in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
 
 
+@functools.lru_cache(maxsize=1)
+def hub_reachable(timeout: float = 3.0) -> bool:
+    """A quick TCP check of the hub (or ``HF_ENDPOINT``), so that an offline machine fails in
+    seconds instead of waiting for the download client's retries."""
+    import socket
+    from urllib.parse import urlparse
+
+    url = urlparse(os.environ.get("HF_ENDPOINT") or "https://huggingface.co")
+    try:
+        socket.create_connection((url.hostname or "huggingface.co",
+                                  url.port or (80 if url.scheme == "http" else 443)),
+                                 timeout=timeout).close()
+        return True
+    except OSError:
+        return False
+
+
 def _in_hf_cache(name: str) -> bool:
     try:
         from huggingface_hub import try_to_load_from_cache
@@ -109,7 +127,7 @@ def locate(name: str, *, allow_hub: bool = True) -> ModelSource | None:
         return None  # a folder path that does not exist (hub names are "name" or "org/name")
     if _in_hf_cache(name):
         return ModelSource(name, name, "cache")
-    if allow_hub and not hub_offline():
+    if allow_hub and not hub_offline() and hub_reachable():
         return ModelSource(name, name, "hub")
     return None
 
@@ -133,7 +151,8 @@ def load_pretrained(name: str, role: str, auto_class: str, **kwargs: Any) -> tup
         raise ModelNotAvailable(
             f"{role} model '{name}' is not available here: it is not a folder with a config.json, "
             f"not an embedded model and not in the Hugging Face cache"
-            + (" (HF_HUB_OFFLINE is set)" if hub_offline() else "")
+            + (" (HF_HUB_OFFLINE is set)" if hub_offline() else
+               ", and the Hugging Face hub cannot be reached")
             + f".\n  To use it, {how_to_provide(name, role, auto_class)}")
     try:
         import transformers
