@@ -44,7 +44,7 @@ def test_sample_run_writes_consistent_results(sample_run):
     funnel = results["funnel"]
     assert set(funnel) == {"token_mlm", "phrase_np", "structural_question", "entity_shuffle"}
     assert set(funnel["token_mlm"]["dropped_by"]) == {"semantic", "syntactic"}
-    assert set(funnel["entity_shuffle"]["dropped_by"]) == {"syntactic"}
+    assert set(funnel["entity_shuffle"]["dropped_by"]) == set()  # the suite filters replacements
     for name, f in funnel.items():
         assert f["generated"] == sum(f["dropped_by"].values()) + f["over_limit"] + f["tested"]
         assert f["tested"] == rows[(name, "MR1" if name in ("token_mlm", "phrase_np") else "MR2")][
