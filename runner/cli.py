@@ -12,12 +12,14 @@ from typing import Sequence
 from runner import __version__
 from runner.errors import ExitCode, MtrunError
 
-COMMANDS = ("run", "validate", "list", "schema")
+COMMANDS = ("run", "validate", "list", "schema", "report", "diff")
 
 USAGE = """mtrun SUITE.yaml [options]        run a suite (same as `mtrun run SUITE.yaml`)
        mtrun validate SUITE.yaml [...]   check suites without running them
        mtrun list                        the component types a suite can use
-       mtrun schema [--write]            print (or write) schema/suite.schema.json"""
+       mtrun schema [--write]            print (or write) schema/suite.schema.json
+       mtrun report results.json [-o DIR] re-render every output from saved results
+       mtrun diff OLD.json NEW.json [-o DIR] compare two runs"""
 
 EXIT_CODES = """exit codes: 0 within the suite's fail_on thresholds · 1 violations above them ·
 2 interrupted · 3 internal error · 4 usage or suite error · 5 nothing to test"""
@@ -45,6 +47,19 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("list", help="list the component types")
     sch = sub.add_parser("schema", help="print the suite JSON Schema")
     sch.add_argument("--write", action="store_true", help="write schema/suite.schema.json")
+    rep = sub.add_parser("report", help="re-render every output from a saved results.json",
+                         epilog=EXIT_CODES)
+    rep.add_argument("results", help="a results.json written by a run")
+    rep.add_argument("-o", "--out", help="output folder (default: the folder of results.json)")
+    rep.add_argument("--formats", help="comma-separated formats (default: the suite's "
+                                       "report.formats): html, json, junit, markdown")
+    rep.add_argument("-q", "--quiet", action="store_true", help="no summary")
+    dif = sub.add_parser("diff", help="compare two runs' results.json")
+    dif.add_argument("old", help="results.json of the earlier run")
+    dif.add_argument("new", help="results.json of the later run")
+    dif.add_argument("-o", "--out", help="folder for diff.html (default: the new run's folder)")
+    dif.add_argument("--examples", type=int, default=10,
+                     help="violations listed per section on the console (default 10)")
     return p
 
 
@@ -69,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ExitCode.USAGE_ERROR
     try:
         return int({"run": _run, "validate": _validate, "list": _list,
-                    "schema": _schema}[args.command](args))
+                    "schema": _schema, "report": _report, "diff": _diff}[args.command](args))
     except MtrunError as exc:
         print(f"mtrun: error: {exc}", file=sys.stderr)
         return int(exc.exit_code)
@@ -140,7 +155,8 @@ def _run(args: argparse.Namespace) -> int:
         suite.config["device"] = args.device
 
     from runner.engine import CASES_FILE, Engine
-    from runner.report.writers import console_summary, write_html, write_results_json
+    from runner.report.outputs import write_outputs
+    from runner.report.writers import console_summary
 
     out_dir = suite.report_dir(args.out)
     show = not args.quiet
@@ -180,11 +196,7 @@ def _run(args: argparse.Namespace) -> int:
     results = engine.results()
     formats = suite.config["report"]["formats"]
     cases = out_dir / CASES_FILE
-    written = []
-    if "json" in formats:
-        written.append(write_results_json(results, cases, out_dir / "results.json"))
-    if "html" in formats:
-        written.append(write_html(results, cases, out_dir / "report.html"))
+    written = write_outputs(results, cases, out_dir, formats)
     if show:
         print(console_summary(results))
         for path in written:
@@ -206,6 +218,50 @@ def _run(args: argparse.Namespace) -> int:
         for reason in th["reasons"]:
             print(f"mtrun: FAIL: {reason}", file=sys.stderr)
         return ExitCode.VIOLATIONS
+    return ExitCode.OK
+
+
+def _report(args: argparse.Namespace) -> int:
+    from runner.report.outputs import FILES, load_results, write_outputs
+    from runner.report.writers import console_summary
+
+    source = Path(args.results)
+    results = load_results(source)
+    out_dir = Path(args.out) if args.out else source.parent
+    if args.formats:
+        formats = [f.strip() for f in args.formats.split(",") if f.strip()]
+        unknown = [f for f in formats if f not in FILES]
+        if unknown:
+            raise MtrunError(f"--formats: unknown format {', '.join(map(repr, unknown))}; "
+                             f"available: {', '.join(FILES)}")
+    else:
+        formats = list(results["suite"]["filled"]["report"]["formats"])
+    cases = results.pop("cases")
+    # the input itself is not rewritten when the output folder is its own
+    written = write_outputs(results, cases, out_dir, formats, skip=(source,))
+    if not args.quiet:
+        print(console_summary(results))
+        for path in written:
+            print(f"wrote {path}")
+    th = results["thresholds"]
+    if th["status"] == "fail":
+        for reason in th["reasons"]:
+            print(f"mtrun: FAIL: {reason}", file=sys.stderr)
+        return ExitCode.VIOLATIONS
+    return ExitCode.OK
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from runner.report.diff import compare, console_diff, write_diff_html
+    from runner.report.outputs import load_results
+
+    old, new = load_results(args.old), load_results(args.new)
+    old["_path"], new["_path"] = args.old, args.new
+    d = compare(old, new)
+    print(console_diff(d, examples=max(args.examples, 0)))
+    out_dir = Path(args.out) if args.out else Path(args.new).parent
+    out_dir.mkdir(parents=True, exist_ok=True)
+    print(f"wrote {write_diff_html(d, out_dir / 'diff.html')}")
     return ExitCode.OK
 
 

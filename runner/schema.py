@@ -118,7 +118,10 @@ def build_schema() -> dict[str, Any]:
                         "description": "Output folder (default reports/<name>, relative to the "
                                        "working directory)."},
                 "formats": {"type": "array", "minItems": 1, "uniqueItems": True,
-                            "items": {"enum": ["html", "json"]}, "default": ["html", "json"]},
+                            "items": {"enum": ["html", "json", "junit", "markdown"]},
+                            "default": ["html", "json", "junit", "markdown"],
+                            "description": "html: report.html · json: results.json · junit: "
+                                           "junit.xml · markdown: summary.md (PR comments)."},
                 "max_violations_shown": {"type": "integer", "minimum": 0, "default": 2000},
                 "fail_on": _section({
                     "max_violation_rate": {"type": ["number", "null"], "minimum": 0,
