@@ -14,6 +14,8 @@ from runner.report.writers import CaseSource
 FILES = {"json": "results.json", "html": "report.html", "junit": "junit.xml",
          "markdown": "summary.md"}
 SUPPORTED_RESULTS_VERSIONS = (1,)
+CASES_CHECKED = 200
+RESULTS_SCHEMA_PATH = Path(__file__).resolve().parent.parent.parent / "schema" / "results.schema.json"
 
 
 def write_outputs(results: dict[str, Any], cases: CaseSource, out_dir: Path,
@@ -53,8 +55,26 @@ def load_results(path: str | Path) -> dict[str, Any]:
     if version not in SUPPORTED_RESULTS_VERSIONS:
         raise MtrunError(f"{path}: results version {version!r} is not supported by this mtrun "
                          f"(supported: {', '.join(map(str, SUPPORTED_RESULTS_VERSIONS))})")
-    missing = [k for k in ("suite", "run", "summary", "overall", "thresholds", "cases")
-               if k not in results]
-    if missing:
-        raise MtrunError(f"{path}: incomplete results file: missing {', '.join(missing)}")
+    problem = results_problem(results)
+    if problem:
+        raise MtrunError(f"{path}: not a valid results file: {problem} "
+                         f"(format: {RESULTS_SCHEMA_PATH.name})")
     return results
+
+
+def results_problem(results: dict[str, Any]) -> str | None:
+    """The first difference between ``results`` and schema/results.schema.json, or None."""
+    import jsonschema
+
+    schema = json.loads(RESULTS_SCHEMA_PATH.read_text(encoding="utf-8"))
+    # Everything but the cases, then a sample of the cases: checking 100,000 cases one by one would
+    # cost more than re-rendering them.
+    cases = results.get("cases")
+    head = dict(results, cases=[]) if isinstance(cases, list) else results
+    sample = cases[:CASES_CHECKED] if isinstance(cases, list) else []
+    error = jsonschema.exceptions.best_match(
+        jsonschema.Draft202012Validator(schema).iter_errors(dict(head, cases=sample)))
+    if error is None:
+        return None
+    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+    return f"{where.lstrip('.') or 'top level'}: {error.message[:300]}"
