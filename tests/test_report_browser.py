@@ -153,6 +153,9 @@ def test_readable_with_javascript_off(chromium, tmp_path):
         b.send("Emulation.setScriptExecutionDisabled", value=False)  # to inspect the page
         # nothing the script would have done happened, and everything is there to read
         assert b.eval("document.getElementById('vcontrols').hidden") is True
+        assert b.eval("getComputedStyle(document.getElementById('vcontrols')).display") == "none"
+        # every violation's side-by-side view is there, behind a native <details>
+        assert b.eval("document.querySelectorAll('#vbody details .sbs .ent').length") > 30
         assert b.eval("document.querySelectorAll('#vbody > tr').length") == 30
         assert b.eval("document.querySelectorAll('svg.chart').length") >= 2
         assert b.eval("document.getElementById('vcount').textContent") == "30 shown"
