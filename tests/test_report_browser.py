@@ -169,6 +169,10 @@ def test_readable_with_javascript_off(chromium, tmp_path):
         assert b.eval("document.querySelectorAll('svg.chart').length") >= 2
         assert b.eval("document.getElementById('vcount').textContent") == "30 shown"
         b.screenshot(tmp_path / "report-no-js.png")
+        # printed without JavaScript, the closed rows print their side-by-side view too
+        assert b.eval("document.querySelector('#vbody .sbs').checkVisibility()") is False
+        b.send("Emulation.setEmulatedMedia", media="print")
+        assert b.eval("document.querySelector('#vbody .sbs').checkVisibility()") is True
         assert b.errors == []
     finally:
         b.close()

@@ -204,3 +204,30 @@ def test_diff_finds_new_and_fixed_violations(tmp_path, capsys):
     assert "<script" not in html and "&lt;script&gt;alert" in html
     old_rate = results["overall"]["violation_rate"]
     assert f"{old_rate:.1%}" in html and f"{old_rate:.1%}" in out
+
+
+def test_section_hooks_render_partials(tmp_path, monkeypatch):
+    """Other parts of mtrun add sections through partials: funnel and categories get the results
+    (`r`), the repair partial gets each violation (`v`, with `v.repair`)."""
+    import shutil
+
+    from runner.report import writers
+
+    templates = tmp_path / "templates"
+    shutil.copytree(writers.TEMPLATES_DIR, templates)
+    (templates / "partials").mkdir(exist_ok=True)
+    (templates / "partials" / "funnel.html.j2").write_text(
+        '<p class="hook-funnel">{{ r.funnel.entity_shuffle.generated }}</p>', encoding="utf-8")
+    (templates / "partials" / "categories.html.j2").write_text(
+        '<p class="hook-cat">{{ r.categories | length }}</p>', encoding="utf-8")
+    (templates / "partials" / "repair.html.j2").write_text(
+        '{% if v.repair %}<p class="hook-repair">{{ v.repair.follow_up.text }}</p>{% endif %}',
+        encoding="utf-8")
+    monkeypatch.setattr(writers, "TEMPLATES_DIR", templates)
+    results, cases = synthetic_run(5, 0)
+    cases[2]["repair"] = {"source": {"text": "a"}, "follow_up": {"text": HOSTILE}}
+    write_outputs(results, cases, tmp_path / "out", ["html"])
+    html = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    assert '<p class="hook-funnel">900</p>' in html and '<p class="hook-cat">4</p>' in html
+    assert html.count('class="hook-repair"') == 1
+    assert "&lt;script&gt;alert" in html.split('class="hook-repair"')[1][:200]
