@@ -54,12 +54,14 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--formats", help="comma-separated formats (default: the suite's "
                                        "report.formats): html, json, junit, markdown")
     rep.add_argument("-q", "--quiet", action="store_true", help="no summary")
-    dif = sub.add_parser("diff", help="compare two runs' results.json")
+    dif = sub.add_parser("diff", help="compare two runs' results.json", epilog=EXIT_CODES)
     dif.add_argument("old", help="results.json of the earlier run")
     dif.add_argument("new", help="results.json of the later run")
     dif.add_argument("-o", "--out", help="folder for diff.html (default: the new run's folder)")
     dif.add_argument("--examples", type=int, default=10,
                      help="violations listed per section on the console (default 10)")
+    dif.add_argument("--fail-on-new", action="store_true",
+                     help="exit 1 when the new run has violations the old one did not")
     return p
 
 
@@ -252,7 +254,7 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _diff(args: argparse.Namespace) -> int:
-    from runner.report.diff import compare, console_diff, write_diff_html
+    from runner.report.diff import compare, console_diff, markdown_diff, write_diff_html
     from runner.report.outputs import load_results
 
     old, new = load_results(args.old), load_results(args.new)
@@ -262,6 +264,12 @@ def _diff(args: argparse.Namespace) -> int:
     out_dir = Path(args.out) if args.out else Path(args.new).parent
     out_dir.mkdir(parents=True, exist_ok=True)
     print(f"wrote {write_diff_html(d, out_dir / 'diff.html')}")
+    md = out_dir / "diff.md"
+    md.write_text(markdown_diff(d, examples=max(args.examples, 0)), encoding="utf-8")
+    print(f"wrote {md}")
+    if args.fail_on_new and d["new_violations"]:
+        print(f"mtrun: FAIL: {len(d['new_violations'])} new violation(s)", file=sys.stderr)
+        return ExitCode.VIOLATIONS
     return ExitCode.OK
 
 

@@ -113,6 +113,11 @@ def test_hostile_text_is_rendered_as_text(tmp_path, monkeypatch):
     results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     assert results["cases"][0]["source"]["text"] == HOSTILE
     assert results["overall"]["fail"] == 1
+    # the CI outputs carry it as text too
+    junit = (tmp_path / "out" / "junit.xml").read_text(encoding="utf-8")
+    assert "<script>" not in junit and "&lt;script&gt;alert" in junit and "🎉" in junit
+    md = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
+    assert "<script" not in md and "&lt;script&gt;alert" in md and "🎉" in md
 
 
 def test_nothing_to_test_exits_5(tmp_path):

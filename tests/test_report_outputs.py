@@ -204,6 +204,14 @@ def test_diff_finds_new_and_fixed_violations(tmp_path, capsys):
     assert "<script" not in html and "&lt;script&gt;alert" in html
     old_rate = results["overall"]["violation_rate"]
     assert f"{old_rate:.1%}" in html and f"{old_rate:.1%}" in out
+    md = (tmp_path / "d" / "diff.md").read_text(encoding="utf-8")
+    assert "**1** new violation(s) · **2** fixed" in md
+    assert "<script" not in md and "&lt;script&gt;alert" in md
+    assert set(re.findall(r"</?([a-z]+)", md)) == {"details", "summary"}
+    assert main(["diff", str(old_dir / "results.json"), str(new_dir / "results.json"),
+                 "-o", str(tmp_path / "d"), "--fail-on-new"]) == ExitCode.VIOLATIONS
+    assert main(["diff", str(old_dir / "results.json"), str(old_dir / "results.json"),
+                 "-o", str(tmp_path / "d2"), "--fail-on-new"]) == ExitCode.OK
 
 
 def test_section_hooks_render_partials(tmp_path, monkeypatch):

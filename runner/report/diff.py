@@ -156,3 +156,36 @@ def write_diff_html(d: dict[str, Any], out_path: Path, limit: int = 2000) -> Pat
     tmp.write_text(html, encoding="utf-8")
     os.replace(tmp, out_path)
     return out_path
+
+
+def markdown_diff(d: dict[str, Any], examples: int = 10) -> str:
+    """The comparison as Markdown for a pull-request comment (untrusted text escaped)."""
+    from runner.report.markdown import md_text
+
+    def cells(x: dict[str, Any] | None) -> str:
+        return "– | –" if x is None else f"{x['fail']}/{x['judged']} | {_pct(x['rate'])}"
+
+    lines = [f"### mtrun diff · {md_text(d['old']['suite'])}"
+             + (f" → {md_text(d['new']['suite'])}" if d["new"]["suite"] != d["old"]["suite"] else ""),
+             "", f"old: {md_text(d['old']['sut'])} · {md_text(d['old']['started'])}  ",
+             f"new: {md_text(d['new']['sut'])} · {md_text(d['new']['started'])}", "",
+             f"**{len(d['new_violations'])}** new violation(s) · **{len(d['fixed'])}** fixed · "
+             f"{d['still_failing']} still failing", "",
+             "| transformation | relation | old violations | old rate | new violations | new rate | change |",
+             "|---|---|--:|--:|--:|--:|--:|"]
+    for r in d["rows"]:
+        lines.append(f"| {md_text(r['transformation'])} | {md_text(r['relation'])} | "
+                     f"{cells(r['old'])} | {cells(r['new'])} | {_pp(r['delta'])} |")
+    lines.append(f"| **all** | **all** | {cells(d['overall']['old'])} | {cells(d['overall']['new'])} "
+                 f"| {_pp(d['overall']['delta'])} |")
+    for title, items, state in (("New violations", d["new_violations"], "before"),
+                                ("Fixed", d["fixed"], "after")):
+        if items:
+            lines += ["", f"<details><summary>{title}: first {min(examples, len(items))} of "
+                          f"{len(items)}</summary>", ""]
+            for item in items[:examples]:
+                c = item["case"]
+                lines.append(f"- {md_text(c['transformation'])} · {md_text(c['relation'])} "
+                             f"({state}: {md_text(item[state])}): {md_text(c['follow_up']['text'])}")
+            lines += ["", "</details>"]
+    return "\n".join(lines) + "\n"
