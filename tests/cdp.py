@@ -87,22 +87,25 @@ class Browser:
         elif method == "Log.entryAdded" and params["entry"].get("level") == "error":
             self.errors.append(f"log: {params['entry'].get('text')} {params['entry'].get('url', '')}")
 
-    def wait_event(self, method: str, timeout: float = 60.0) -> dict[str, Any]:
+    def wait_event(self, method: str, timeout: float = 60.0, since: int = 0) -> dict[str, Any]:
+        """The first ``method`` event at or after ``self.events[since]``, waiting for it."""
         deadline = time.time() + timeout
-        seen = len(self.events)
+        seen = since
         while time.time() < deadline:
             for msg in self.events[seen:]:
                 if msg.get("method") == method:
                     return msg
             seen = len(self.events)
-            self._event(json.loads(self.ws.recv()))
+            msg = json.loads(self.ws.recv())
+            if "method" in msg:
+                self._event(msg)
         raise TimeoutError(method)
 
     # -- conveniences --------------------------------------------------------------------------
     def open(self, path: Path, timeout: float = 120.0) -> None:
-        self.events.clear()
+        since = len(self.events)
         self.send("Page.navigate", url=path.resolve().as_uri())
-        self.wait_event("Page.loadEventFired", timeout)
+        self.wait_event("Page.loadEventFired", timeout, since)
 
     def eval(self, expression: str) -> Any:
         result = self.send("Runtime.evaluate", expression=expression, returnByValue=True,
