@@ -8,9 +8,9 @@ from typing import Any, Sequence
 from markupsafe import Markup
 
 ROW_H = 26
-LABEL_W = 270
-BAR_W = 300
-VALUE_W = 150
+LABEL_W = 200
+BAR_W = 250
+VALUE_W = 140
 WIDTH = LABEL_W + BAR_W + VALUE_W
 
 
@@ -25,7 +25,7 @@ def _svg(title: str, height: int, body: list[str]) -> Markup:
         f'<title>{_e(title)}</title>{"".join(body)}</svg>')
 
 
-def _clip(label: str, n: int = 38) -> str:
+def _clip(label: str, n: int = 30) -> str:
     return label if len(label) <= n else label[:n - 1] + "…"
 
 
