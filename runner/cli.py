@@ -18,8 +18,8 @@ USAGE = """mtrun SUITE.yaml [options]        run a suite (same as `mtrun run SUI
        mtrun validate SUITE.yaml [...]   check suites without running them
        mtrun list                        the component types a suite can use
        mtrun schema [--write]            print (or write) schema/suite.schema.json
-       mtrun report results.json [-o DIR] re-render every output from saved results
-       mtrun diff OLD.json NEW.json [-o DIR] compare two runs"""
+       mtrun report RESULTS [-o DIR]     re-render every output from a saved results.json
+       mtrun diff OLD NEW [-o DIR]       compare two runs' results.json"""
 
 EXIT_CODES = """exit codes: 0 within the suite's fail_on thresholds · 1 violations above them ·
 2 interrupted · 3 internal error · 4 usage or suite error · 5 nothing to test"""
