@@ -239,3 +239,19 @@ def test_section_hooks_render_partials(tmp_path, monkeypatch):
     assert '<p class="hook-funnel">900</p>' in html and '<p class="hook-cat">4</p>' in html
     assert html.count('class="hook-repair"') == 1
     assert "&lt;script&gt;alert" in html.split('class="hook-repair"')[1][:200]
+
+
+@pytest.mark.parametrize("ci, outcome", [("true", "1 error"), ("", "1 skipped")])
+def test_browser_test_fails_in_ci_without_chromium(tmp_path, ci, outcome):
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    env.update(PATH=str(tmp_path), CI=ci, PYTHONPATH=str(root))  # no chromium on this PATH
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
+                           "tests/test_report_browser.py", "-k", "embedded_json"],
+                          cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    assert outcome in proc.stdout and "chromium is not installed" in proc.stdout, proc.stdout[-2000:]
+    assert (proc.returncode != 0) == (ci == "true")
