@@ -65,6 +65,7 @@ def test_hand_checked_questions(parser, source, question, case):
     "Stop the car!",                       # no final period
     "He came home. She stayed out.",       # two sentences
     "A quiet day in Paris.",               # no verb
+    "NATO should act now, the report argued.",  # a clause before the subject
 ])
 def test_not_applicable(parser, source):
     assert _question(parser, source) is None
@@ -78,3 +79,25 @@ def test_entities_are_carried_into_the_question(parser):
     images = [f.edit.map_span(s) for s in spans]
     assert [f.text[i.start:i.end] for i in images] == ["the Beatles", "Liverpool"]
     assert [i.label for i in images] == ["ORGANIZATION", "LOCATION"]
+
+
+def test_an_entity_keeps_its_capital_but_a_leading_determiner_does_not(parser):
+    text = "Spotify is moving its headquarters to Amsterdam."
+    f = _question(parser, text, (Span(0, 7, "ORGANIZATION"),))
+    assert f.text == "Is Spotify moving its headquarters to Amsterdam?"
+    text = "The Beatles were a band from Liverpool."
+    f = _question(parser, text, (Span(0, 11, "ORGANIZATION"),))
+    assert f.text == "Were the Beatles a band from Liverpool?"
+
+
+@pytest.mark.parametrize("source, question", [
+    ("The court fined Meta for breaking privacy rules.",
+     "Did the court fine Meta for breaking privacy rules?"),    # not "fin"
+    ("The club planned a new stadium.", "Did the club plan a new stadium?"),
+    ("She travelled to Lisbon.", "Did she travel to Lisbon?"),
+    ("The firm stopped production.", "Did the firm stop production?"),
+    ("She watches the news.", "Does she watch the news?"),
+    ("Anna Schulz met Tom Baker in Oslo.", "Did Anna Schulz meet Tom Baker in Oslo?"),
+])
+def test_base_form_of_regular_and_irregular_verbs(parser, source, question):
+    assert _question(parser, source).text == question

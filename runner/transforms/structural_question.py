@@ -44,16 +44,21 @@ class StructuralQuestion(Transformation):
                   doc: Any) -> list[FollowUp]:
         if doc is None:
             raise ValueError("structural_question needs the parse of the source")
-        made = question_edit(source.text, doc)
+        # The first word of a predicted entity keeps its capital ("Spotify is …" → "Is Spotify
+        # …"), except a determiner ("The Beatles were …" → "Were the Beatles …").
+        entity_starts = {span.start for span in prediction.spans}
+        made = question_edit(source.text, doc, keep_case_at=entity_starts)
         if made is None:
             return []
         replacements, meta = made
         return [FollowUp.from_replacements(source.text, replacements, self.name, **meta)]
 
 
-def question_edit(text: str, doc: Any) -> tuple[list[Replacement], dict[str, str]] | None:
+def question_edit(text: str, doc: Any, keep_case_at: frozenset[int] | set[int] = frozenset()
+                  ) -> tuple[list[Replacement], dict[str, str]] | None:
     """The replacements that turn ``text`` (parsed as ``doc``) into a question, and how (the case
-    of TIN §3.3), or None when the sentence is not a declarative the rules cover."""
+    of TIN §3.3), or None when the sentence is not a declarative the rules cover. A word starting
+    at an offset in ``keep_case_at`` keeps its capital when the subject moves."""
     sents = list(doc.sents)
     tokens = [t for t in doc if not t.is_space]
     if len(sents) != 1 or len(tokens) < 3:
@@ -70,6 +75,9 @@ def question_edit(text: str, doc: Any) -> tuple[list[Replacement], dict[str, str
     subject = subjects[0]
     subj_first = subject.left_edge
     subj_end = subject.right_edge.i
+    if any(t.pos_ in ("VERB", "AUX") for t in doc[:subj_first.i]):
+        # a clause before the subject ("X should do Y, the report argued."): no S → NP VP
+        return None
     auxiliaries = [c for c in root.children
                    if c.dep_ in _AUX_DEPS and subj_end < c.i < root.i
                    and c.lemma_.lower() in _AUX_LEMMAS and c.tag_ in ("MD", "VBD", "VBZ", "VBP")]
@@ -98,7 +106,8 @@ def question_edit(text: str, doc: Any) -> tuple[list[Replacement], dict[str, str
     at_start = all(t.is_space or t.is_punct and t.text in "\"'“‘(" for t in doc[:subj_first.i])
     if at_start:
         moved = moved[:1].upper() + moved[1:]
-        if _lowercase_first(subj_first):
+        if _lowercase_first(subj_first) and not (subj_first.idx in keep_case_at
+                                                 and subj_first.tag_ != "DT"):
             word = subj_first.text
             reps.append(Replacement(subj_first.idx, subj_first.idx + len(word),
                                     word[:1].lower() + word[1:]))
@@ -138,12 +147,59 @@ def _coordinated_verbs(root: Any) -> list[Any]:
 
 
 def _base_form(verb: Any) -> str | None:
+    """The verb's base form: the parser's lemma, unless that lemma cannot be the base of a regular
+    form (the rule lemmatizer reads "fined" as "fin"; "fin" would make "finned"), in which case
+    the other regular reading is taken ("fine")."""
     lemma = verb.lemma_
     if not lemma or not lemma.isalpha():
         return None
+    word = verb.text.lower()
+    lemma = lemma.lower()
+    if not word.startswith(lemma):
+        pass  # an irregular form the lemmatizer knows (has → have, met → meet)
+    elif verb.tag_ == "VBD" and word.endswith("ed") and word not in _regular_past(lemma):
+        lemma = next((b for b in (word[:-1], word[:-2], word[:-3], word[:-3] + "y")
+                      if len(b) > 1 and word in _regular_past(b)), lemma)
+    elif verb.tag_ == "VBZ" and word.endswith("s") and word != _third_singular(lemma):
+        lemma = next((b for b in (word[:-1], word[:-2], word[:-3] + "y")
+                      if len(b) > 1 and word == _third_singular(b)), lemma)
     if verb.text[:1].isupper() and verb.i > 0:
         lemma = lemma[:1].upper() + lemma[1:]
     return lemma
+
+
+_VOWELS = "aeiou"
+
+
+def _regular_past(base: str) -> set[str]:
+    """The regular past forms of ``base``: a one-syllable consonant-vowel-consonant verb doubles
+    its consonant (stop → stopped, fin → finned); longer ones may or may not (travelled/traveled)."""
+    if base.endswith("e"):
+        return {base + "d"}
+    if len(base) > 1 and base.endswith("y") and base[-2] not in _VOWELS:
+        return {base[:-1] + "ied"}
+    cvc = (len(base) >= 3 and base[-1] not in _VOWELS + "wxy" and base[-2] in _VOWELS
+           and base[-3] not in _VOWELS)
+    if cvc and _syllables(base) == 1:
+        return {base + base[-1] + "ed"}
+    return {base + "ed", base + base[-1] + "ed"} if cvc else {base + "ed"}
+
+
+def _third_singular(base: str) -> str:
+    if base.endswith(("s", "x", "z", "ch", "sh", "o")):
+        return base + "es"
+    if len(base) > 1 and base.endswith("y") and base[-2] not in _VOWELS:
+        return base[:-1] + "ies"
+    return base + "s"
+
+
+def _syllables(word: str) -> int:
+    groups, prev = 0, False
+    for ch in word:
+        vowel = ch in _VOWELS + "y"
+        groups += vowel and not prev
+        prev = vowel
+    return groups
 
 
 def _lowercase_first(token: Any) -> bool:
