@@ -73,7 +73,12 @@ SUTS.add(
         "keep_unmapped": _KEEP_UNMAPPED,
         "aggregation": {"enum": ["first", "max", "average"], "default": "first",
                         "description": "How a word's label comes from its sub-tokens."},
-        "max_length": {"type": "integer", "minimum": 8, "maximum": 100000, "default": 512},
+        "max_length": {"type": "integer", "minimum": 8, "maximum": 100000, "default": 512,
+                       "description": "Tokens per window; longer texts are cut into overlapping "
+                                      "windows, never truncated."},
+        "window_overlap": {"type": ["integer", "null"], "minimum": 0, "default": None,
+                           "description": "Tokens shared by consecutive windows (null: a quarter "
+                                          "of a window)."},
         "fp16": {"type": "boolean", "default": False, "description": "Half precision on CUDA."},
     },
 )
