@@ -166,6 +166,8 @@ class Engine:
             self.resumed_at = state.get("resumed_at", []) + [skip]
             with cases_path.open("ab") as handle:
                 handle.truncate(state["cases_bytes"])
+            with progress_path.open("ab") as handle:
+                handle.truncate(state["progress_bytes"])
             mode = "r+b"
             self.log(f"resuming after {skip} source(s) already done")
         else:
@@ -367,12 +369,15 @@ def load_progress(out_dir: Path, key: str) -> dict[str, Any]:
     if not path.exists():
         raise MtrunError(f"--resume: nothing to resume in {out_dir} (no {PROGRESS_FILE}); run "
                          "without --resume to start")
-    lines = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    lines, good_bytes = [], 0
+    for raw in path.read_bytes().splitlines(keepends=True):
         try:
-            lines.append(json.loads(line))
-        except json.JSONDecodeError:
+            if not raw.endswith(b"\n"):
+                raise ValueError("no line end")
+            lines.append(json.loads(raw))
+        except ValueError:
             break  # a line cut short by a kill: everything after it is not recorded
+        good_bytes += len(raw)
     if not lines or lines[0].get("kind") != "start":
         raise MtrunError(f"--resume: {path} is not an mtrun progress file")
     if lines[0].get("key") != key:
@@ -381,11 +386,10 @@ def load_progress(out_dir: Path, key: str) -> dict[str, Any]:
                          "without --resume (or with another -o folder) to start again")
     batches = [ln for ln in lines if ln.get("kind") == "batch"]
     resumes = [ln["at"] for ln in lines if ln.get("kind") == "resume"]
-    if not batches:
-        return {"sources_done": 0, "cases_bytes": 0, "counts": [], "per_transformation": [],
-                "resumed_at": resumes}
-    state = batches[-1]
+    state = batches[-1] if batches else {"sources_done": 0, "cases_bytes": 0, "counts": [],
+                                         "per_transformation": []}
     state["resumed_at"] = resumes
+    state["progress_bytes"] = good_bytes
     return state
 
 
