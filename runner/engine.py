@@ -105,7 +105,7 @@ class Engine:
         # spaCy pipelines run on the CPU here; only torch-based systems resolve `auto` (which
         # imports torch, so it is not done when nothing needs it).
         self.device = "cpu"
-        if sut_type == "hf":
+        if sut_type in ("hf", "flair", "stanza"):
             self.device = sut_cfg["device"] = resolve_device(cfg["device"])
         self.log(f"loading system under test: {sut_type} {sut_cfg.get('model', '')}")
         self.sut = SUTS.get(sut_type).factory(**sut_cfg)
