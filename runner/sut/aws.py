@@ -50,14 +50,16 @@ class ComprehendNER(SystemUnderTest):
             session = boto3.Session(profile_name=profile, region_name=region)
         except botocore.exceptions.ProfileNotFound as exc:
             raise ModelNotAvailable(f"aws: {exc}") from None
+        missing = []
         if session.region_name is None:
-            raise ModelNotAvailable("aws: no region; set AWS_REGION (or AWS_DEFAULT_REGION), a "
-                                    "region in the AWS profile, or sut.region in the suite")
+            missing.append("no region: set AWS_REGION (or AWS_DEFAULT_REGION), a region in the "
+                           "AWS profile, or sut.region in the suite")
         if session.get_credentials() is None:
-            raise ModelNotAvailable(
-                "aws: no credentials found; set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and "
-                "AWS_SESSION_TOKEN for temporary ones), or AWS_PROFILE, or run where an instance "
-                "role is available")
+            missing.append("no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and "
+                           "AWS_SESSION_TOKEN for temporary ones), or AWS_PROFILE, or run where "
+                           "an instance role is available")
+        if missing:
+            raise ModelNotAvailable("the aws system under test has " + "; and ".join(missing))
         config = Config(retries={"total_max_attempts": 1, "mode": "standard"},
                         connect_timeout=self.policy.timeout, read_timeout=self.policy.timeout,
                         max_pool_connections=max(10, concurrency))
