@@ -201,6 +201,13 @@ def _run(args: argparse.Namespace) -> int:
         written.append(write_html(results, cases, out_dir / "report.html"))
     if show:
         print(console_summary(results))
+        if results["overall"]["error"]:
+            print(f"{results['overall']['error']} test case(s) could not be judged (error): the "
+                  "system could not be queried; see the report's Errors section")
+        cache = results["stats"]["sut"]["cache"]
+        if "persistent_hits" in cache:
+            print(f"prediction cache {cache['path']}: {cache['persistent_hits']} text(s) answered "
+                  f"without a call, {results['stats']['sut']['texts_sent']} sent")
         for path in written:
             print(f"wrote {path}")
     if crash is not None:

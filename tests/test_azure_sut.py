@@ -42,7 +42,7 @@ def test_run_completes_through_429_and_500_and_marks_failures_error(tmp_path, en
                         extra=f"cache: {{path: {cache}}}\n")
     with AzureLanguageServer(key=KEY, p429=0.25, p500=0.1, seed=3) as server:
         env(server)
-        code = run(suite, tmp_path / "out")
+        code = main([str(suite), "-o", str(tmp_path / "out")])  # not quiet: console checked
     assert code in (ExitCode.OK, ExitCode.VIOLATIONS)
     assert server.answered_429 > 0 and server.answered_500 > 0
     assert server.max_batch <= 5 and server.answered_400 == 0  # limits respected by the client
@@ -71,9 +71,15 @@ def test_run_completes_through_429_and_500_and_marks_failures_error(tmp_path, en
     # nothing lost: every source without an error that has two entities of a type was tested
     tested = {c["source_id"] for c in cases}
     assert len(tested) >= 9 * 4 // 2
+    # the report lists the errors apart, and the calls and cache
+    html = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    assert f"Errors ({len(errors)})" in html
+    assert "[[DOCERR]]" in html and "InvalidDocument" in html
+    assert "Persistent cache" in html and str(cache) in html
     # the key is nowhere: not in outputs, cache, console
     captured = capsys.readouterr()
     assert KEY not in captured.out + captured.err
+    assert "could not be judged" in captured.out and "without a call" in captured.out
     assert KEY not in every_file_text(tmp_path / "out", cache)
     assert KEY.encode() not in cache.read_bytes()
     # the key only travelled in the header: no request body holds it
