@@ -109,3 +109,20 @@ def test_template_without_texts_is_rejected_and_missing_variables_named(monkeypa
     with pytest.raises(ModelNotAvailable, match="NOPE_TOKEN"):
         HttpNER(url="http://127.0.0.1:9", headers={"X-Key": "${NOPE_TOKEN}"}, response={},
                 label_map={})
+
+
+def test_an_entity_whose_text_is_not_in_the_sentence_is_dropped_and_counted():
+    from runner.sut.http_sut import HttpNER
+
+    class Wrong(WireServer):
+        def handle(self, path, headers, raw, roll):
+            return 200, {}, {"docs": [[{"s": 0, "e": 3, "l": "PER", "w": "Ann"},
+                                       {"s": 4, "e": 9, "l": "PER", "w": "Nobody"}]]}
+
+    with Wrong(key="") as server:
+        sut = HttpNER(url=server.url, response={"documents": "docs", "entities": "", "start": "s",
+                                                "end": "e", "label": "l", "text": "w"},
+                      label_map={"PER": "PERSON"})
+        (pred,) = sut.predict(["Ann met Bob."])
+    assert [(s.start, s.end) for s in pred.spans] == [(0, 3)]
+    assert sut.stats()["unaligned_spans"] == 1

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 
 from runner.errors import ModelNotAvailable
 from runner.sut.base import RawSpan, SystemUnderTest
-from runner.sut.remote import (Retry, RetryPolicy, SUTAuthError, SUTCallError,
+from runner.sut.remote import (Retry, RetryPolicy, SUTAuthError, SUTCallError, count_unaligned,
                                parse_retry_after, realign)
 
 MAX_TEXTS = 25
@@ -129,6 +129,7 @@ class ComprehendNER(SystemUnderTest):
         for e in entities:
             where = realign(text, int(e["BeginOffset"]), int(e["EndOffset"]), e.get("Text"))
             if where is None or where[0] >= where[1]:
+                count_unaligned(self)  # its text is nowhere in the sentence
                 continue
             spans.append((where[0], where[1], str(e["Type"]), e.get("Score")))
         return spans

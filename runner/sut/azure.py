@@ -12,8 +12,8 @@ from typing import Any, Sequence
 from urllib.parse import urlsplit
 
 from runner.sut.base import RawSpan, SystemUnderTest
-from runner.sut.remote import (RetryPolicy, SUTCallError, post_json, realign, require_env,
-                               utf16_to_codepoint)
+from runner.sut.remote import (RetryPolicy, SUTCallError, count_unaligned, post_json, realign,
+                               require_env, utf16_to_codepoint)
 
 MAX_DOCUMENTS = 5
 MAX_CHARACTERS = 5120
@@ -96,6 +96,7 @@ class AzureNER(SystemUnderTest):
                 start, end = utf16_to_codepoint(text, start), utf16_to_codepoint(text, end)
             where = realign(text, start, end, e.get("text"))
             if where is None or where[0] >= where[1]:
-                continue  # the service's text is nowhere in ours: not a span of this text
+                count_unaligned(self)  # its text is nowhere in the sentence
+                continue
             spans.append((where[0], where[1], str(e["category"]), e.get("confidenceScore")))
         return spans

@@ -97,6 +97,7 @@ class SystemUnderTest:
         self.persistent_hits = 0
         self.failed_texts = 0   # texts whose call still failed after retries
         self.concurrency = 1    # chunks sent at once (remote systems raise it)
+        self.unaligned_spans = 0  # entities whose text is nowhere in the sentence (dropped)
 
     # -- to implement ----------------------------------------------------------------------
     def _predict_raw(self, texts: Sequence[str]) -> list[list[RawSpan]]:
@@ -202,8 +203,11 @@ class SystemUnderTest:
             return
         from concurrent.futures import ThreadPoolExecutor
 
-        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(chunks))) as pool:
+        pool = ThreadPoolExecutor(max_workers=min(self.concurrency, len(chunks)))
+        try:
             yield from zip(chunks, pool.map(call, chunks))
+        finally:  # on Ctrl-C: requests not started yet are never sent
+            pool.shutdown(wait=True, cancel_futures=True)
 
     @property
     def fingerprint_cached(self) -> str:
@@ -228,6 +232,8 @@ class SystemUnderTest:
                "dropped_labels": dict(self.dropped_labels.most_common())}
         if self.failed_texts:
             out["failed_texts"] = self.failed_texts
+        if self.unaligned_spans:
+            out["unaligned_spans"] = self.unaligned_spans
         policy = getattr(self, "policy", None)
         if policy is not None:
             out["retries"] = policy.retries

@@ -17,8 +17,8 @@ from urllib.parse import urlsplit
 
 from runner.errors import ModelNotAvailable
 from runner.sut.base import RawSpan, SystemUnderTest
-from runner.sut.remote import (RetryPolicy, SUTCallError, post_json, realign, utf16_to_codepoint,
-                               utf8_to_codepoint)
+from runner.sut.remote import (RetryPolicy, SUTCallError, count_unaligned, post_json, realign,
+                               utf16_to_codepoint, utf8_to_codepoint)
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -101,6 +101,7 @@ class HttpNER(SystemUnderTest):
                 surface = _get(e, r["text"]) if r["text"] else None
                 where = realign(text, start, end, surface)
                 if where is None or where[0] >= where[1]:
+                    count_unaligned(self)  # its text is nowhere in the sentence
                     continue
                 score = _get(e, r["score"]) if r["score"] else None
                 spans.append((where[0], where[1], str(_get(e, r["label"])),

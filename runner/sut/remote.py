@@ -12,6 +12,7 @@ import json
 import os
 import random
 import socket
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -20,6 +21,7 @@ from typing import Any, Callable, Mapping
 
 from runner.errors import ModelNotAvailable, MtrunError
 
+_COUNT_LOCK = threading.Lock()
 RETRYABLE_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 
 
@@ -78,7 +80,8 @@ class RetryPolicy:
                 last = r.reason
                 if attempt == self.max_retries:
                     break
-                self.retries += 1
+                with _COUNT_LOCK:
+                    self.retries += 1
                 self.sleep(self.delay(attempt, r.retry_after))
         raise SUTCallError(f"{describe}: still failing after {self.max_retries + 1} attempts "
                            f"({last})")
@@ -180,6 +183,12 @@ def utf16_to_codepoint(text: str, offset: int) -> int:
 def utf8_to_codepoint(text: str, offset: int) -> int:
     """A UTF-8 byte offset as a Python (code point) offset."""
     return len(text.encode("utf-8")[:offset].decode("utf-8", "ignore"))
+
+
+def count_unaligned(sut: Any) -> None:
+    """One more entity whose text is nowhere in the sentence (dropped, counted for the report)."""
+    with _COUNT_LOCK:
+        sut.unaligned_spans += 1
 
 
 def realign(text: str, start: int, end: int, surface: str | None) -> tuple[int, int] | None:
