@@ -210,9 +210,11 @@ class Engine:
 
     def resume_key(self) -> str:
         """What must not change between a run and its --resume: the suite as filled (except where
-        the reports go, the source limit and the cache) and the corpus's bytes."""
+        the reports go, the source limit, the cache and how a remote system is called) and the
+        corpus's bytes."""
         cfg = {k: v for k, v in self.cfg.items() if k not in ("report", "cache", "description")}
         cfg["limits"] = {k: v for k, v in cfg["limits"].items() if k != "max_sources"}
+        cfg["sut"] = {k: v for k, v in cfg["sut"].items() if k not in ("retry", "concurrency")}
         digest = hashlib.sha256(json.dumps(cfg, sort_keys=True, default=str).encode())
         with self.suite.corpus_path.open("rb") as handle:
             for block in iter(lambda: handle.read(1 << 20), b""):
