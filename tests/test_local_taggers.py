@@ -120,20 +120,20 @@ def test_flair_tiny_tagger(tmp_path):
     reason = _flair_unavailable()
     if reason:
         pytest.skip(reason)
-    from flair.data import Dictionary
-    from flair.models import SequenceTagger
-    from flair.embeddings import OneHotEmbeddings
     from flair.data import Corpus, Sentence
+    from flair.datasets import SentenceDataset
+    from flair.embeddings import OneHotEmbeddings
+    from flair.models import SequenceTagger
 
     train = []
     for p1, p2 in (("Ann", "Bob"), ("Carl", "Dora")):
         s = Sentence(f"{p1} met {p2} .")
-        s[0].add_label("ner", "PER")
-        s[2].add_label("ner", "PER")
+        s[0:1].add_label("ner", "PER")  # spans, as flair NER corpora label them
+        s[2:3].add_label("ner", "PER")
         train.append(s)
-    corpus = Corpus(train, train, train)
-    tags = corpus.make_label_dictionary("ner")
-    emb = OneHotEmbeddings.from_corpus(corpus)
+    corpus = Corpus(SentenceDataset(train), SentenceDataset(train), SentenceDataset(train))
+    tags = corpus.make_label_dictionary("ner", add_unk=False)
+    emb = OneHotEmbeddings.from_corpus(corpus, min_freq=1)
     tagger = SequenceTagger(hidden_size=8, embeddings=emb, tag_dictionary=tags, tag_type="ner")
     path = tmp_path / "tiny.pt"
     tagger.save(path)
