@@ -1,6 +1,7 @@
-"""stanza and flair as systems under test. stanza: a tiny NER model is trained offline here (word
-vectors made up, 40 steps) and loaded through the adapter's real loading code. flair: skipped with
-the reason when it cannot be installed next to this environment's transformers."""
+"""stanza and flair as systems under test, each on a tiny NER model trained offline here and
+loaded through the adapter's real loading code. stanza: made-up word vectors, 40 training steps.
+flair: one-hot embeddings, 60 steps; where flair cannot be installed (flair 0.15 requires
+transformers<5) the test is skipped with that reason."""
 from __future__ import annotations
 
 import json
@@ -120,30 +121,56 @@ def test_flair_tiny_tagger(tmp_path):
     reason = _flair_unavailable()
     if reason:
         pytest.skip(reason)
+    import itertools
+
+    import flair
+    import torch
     from flair.data import Corpus, Sentence
-    from flair.datasets import SentenceDataset
+    from flair.datasets import FlairDatapointDataset
     from flair.embeddings import OneHotEmbeddings
     from flair.models import SequenceTagger
 
+    flair.set_seed(1)
     train = []
-    for p1, p2 in (("Ann", "Bob"), ("Carl", "Dora")):
+    for p1, p2 in itertools.permutations(PERSONS, 2):
         s = Sentence(f"{p1} met {p2} .")
         s[0:1].add_label("ner", "PER")  # spans, as flair NER corpora label them
         s[2:3].add_label("ner", "PER")
         train.append(s)
-    corpus = Corpus(SentenceDataset(train), SentenceDataset(train), SentenceDataset(train))
-    tags = corpus.make_label_dictionary("ner", add_unk=False)
-    emb = OneHotEmbeddings.from_corpus(corpus, min_freq=1)
-    tagger = SequenceTagger(hidden_size=8, embeddings=emb, tag_dictionary=tags, tag_type="ner")
+    data = FlairDatapointDataset(train)
+    corpus = Corpus(data, data, data)
+    tagger = SequenceTagger(hidden_size=8, tag_type="ner", use_crf=False,
+                            embeddings=OneHotEmbeddings.from_corpus(corpus, min_freq=1,
+                                                                   embedding_length=8),
+                            tag_dictionary=corpus.make_label_dictionary("ner", add_unk=False))
+    optimizer = torch.optim.Adam(tagger.parameters(), lr=0.05)
+    for _ in range(60):
+        for s in train:
+            s.clear_embeddings()
+        optimizer.zero_grad()
+        loss, n = tagger.forward_loss(train)
+        (loss / n).backward()
+        optimizer.step()
     path = tmp_path / "tiny.pt"
     tagger.save(path)
+
     from runner.sut.flair_sut import FlairNER
 
-    sut = FlairNER(model=str(path), label_map={"PER": "PERSON"}, keep_unmapped=True)
-    (pred,) = sut.predict(["Ann met Bob ."])
-    for s in pred.spans:
-        assert 0 <= s.start < s.end <= len("Ann met Bob .")
+    sut = FlairNER(model=str(path), label_map={"PER": "PERSON"})
+    texts = ["Dora met Ann .", "  Bob met Carl ."]
+    preds = sut.predict(texts)
+    assert [[(t[s.start:s.end], s.label) for s in p.spans] for t, p in zip(texts, preds)] == [
+        [("Dora", "PERSON"), ("Ann", "PERSON")], [("Bob", "PERSON"), ("Carl", "PERSON")]]
     assert sut.describe()["backend"] == "flair" and sut.describe()["model_sha256"]
+    # and as a suite, end to end: shuffling the two persons is tested
+    (tmp_path / "c.txt").write_text("Ann met Bob .\nCarl met Dora .\n", encoding="utf-8")
+    (tmp_path / "s.yaml").write_text(
+        f"name: fl\ntask: ner\nsut: {{type: flair, model: {path}, label_map: {{PER: PERSON}}}}\n"
+        "device: cpu\ncorpus: {path: c.txt}\ntransformations:\n  - type: entity_shuffle\n",
+        encoding="utf-8")
+    assert main([str(tmp_path / "s.yaml"), "-o", str(tmp_path / "out"), "-q"]) == ExitCode.OK
+    r = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    assert r["components"]["sut"]["backend"] == "flair" and r["overall"]["pass"] == 2
 
 
 def test_flair_missing_is_a_clear_error(tmp_path, capsys):
