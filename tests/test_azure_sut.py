@@ -197,3 +197,26 @@ def test_dry_run_counts_calls_and_sends_nothing(tmp_path, env, capsys):
         assert server.requests == before
     out = capsys.readouterr().out
     assert f"{len(SENTENCES) - 2} already cached → 2 to send" in out  # the two failing ones
+
+
+def test_a_throttled_batch_is_not_split_but_a_failing_one_is(monkeypatch):
+    from runner.sut.azure import AzureNER
+    from runner.sut.base import SUTFailure
+    from runner.sut.remote import RetryPolicy
+
+    texts = [f"Ann Smith met Bob Jones ({i})." for i in range(5)]
+    with AzureLanguageServer(key=KEY, p429=1.0) as server:
+        monkeypatch.setenv("E", server.url)
+        monkeypatch.setenv("K", KEY)
+        sut = AzureNER(endpoint_env="E", key_env="K", label_map={})
+        sut.policy = RetryPolicy(max_retries=2, sleep=lambda s: None)
+        out = sut.predict_outcomes(texts)
+    assert server.requests == 3  # one request, two retries: asking more often does not help
+    assert all(isinstance(p, SUTFailure) and "429" in p.reason for p in out)
+    with AzureLanguageServer(key=KEY) as server:
+        monkeypatch.setenv("E", server.url)
+        sut = AzureNER(endpoint_env="E", key_env="K", label_map={"Person": "PERSON"})
+        sut.policy = RetryPolicy(max_retries=2, sleep=lambda s: None)
+        out = sut.predict_outcomes(texts[:2] + ["Ann Smith [[FAIL]]."] + texts[2:4])
+    assert [isinstance(p, SUTFailure) for p in out] == [False, False, True, False, False]
+    assert all(len(p.spans) == 2 for p in out if not isinstance(p, SUTFailure))

@@ -21,6 +21,8 @@ MAX_BYTES = 5000
 _RETRYABLE_CODES = {"ThrottlingException", "TooManyRequestsException", "InternalServerException",
                     "ServiceUnavailableException", "RequestTimeout", "RequestTimeoutException",
                     "ProvisionedThroughputExceededException", "SlowDown"}
+_THROTTLING_CODES = {"ThrottlingException", "TooManyRequestsException",
+                     "ProvisionedThroughputExceededException", "SlowDown"}
 _AUTH_CODES = {"UnrecognizedClientException", "InvalidSignatureException", "AccessDeniedException",
                "ExpiredTokenException", "InvalidClientTokenId", "MissingAuthenticationToken",
                "IncompleteSignature", "SignatureDoesNotMatch"}
@@ -118,7 +120,8 @@ class ComprehendNER(SystemUnderTest):
                                    "the AWS credentials and region") from None
             if code in _RETRYABLE_CODES or status == 429 or status >= 500:
                 headers = meta.get("HTTPHeaders", {})
-                raise Retry(reason, parse_retry_after(headers.get("retry-after"))) from None
+                raise Retry(reason, parse_retry_after(headers.get("retry-after")),
+                            throttled=status == 429 or code in _THROTTLING_CODES) from None
             raise SUTCallError(f"aws: {reason}") from None
         except (errors.EndpointConnectionError, errors.ConnectionClosedError,
                 errors.ReadTimeoutError, errors.ConnectTimeoutError) as exc:

@@ -182,16 +182,17 @@ class SystemUnderTest:
 
     def _call_chunks(self, chunks: list[list[str]]) -> Iterator[tuple[list[str], tuple[int, list]]]:
         """(chunk, (calls made, one answer or SUTCallError per text)) in order, with up to
-        ``concurrency`` chunks in flight. A chunk that fails for good is split in halves and each
-        half asked again, so one text the service cannot take does not fail its neighbours."""
+        ``concurrency`` chunks in flight. A chunk that fails for good (not by throttling: asking
+        a throttling service more often does not help) is split in halves and each half asked
+        again, so one text the service cannot take does not fail its neighbours."""
         from runner.sut.remote import SUTCallError
 
         def call(chunk: list[str]) -> tuple[int, list]:
             try:
                 return 1, list(self._predict_raw(chunk))
             except SUTCallError as exc:
-                if len(chunk) == 1:
-                    return 1, [exc]
+                if len(chunk) == 1 or not exc.splittable:
+                    return 1, [exc] * len(chunk)
                 mid = len(chunk) // 2
                 n1, a = call(chunk[:mid])
                 n2, b = call(chunk[mid:])

@@ -26,7 +26,13 @@ RETRYABLE_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 
 
 class SUTCallError(Exception):
-    """A call (or one document of it) failed for good; ``str()`` is the reason, never a secret."""
+    """A call (or one document of it) failed for good; ``str()`` is the reason, never a secret.
+    ``splittable``: asking again with fewer texts may help (not so when the service throttles)."""
+
+    def __init__(self, reason: str, *, splittable: bool = True) -> None:
+        super().__init__(reason)
+        self.splittable = splittable
+
 
 
 class SUTAuthError(MtrunError):
@@ -72,26 +78,29 @@ class RetryPolicy:
     def call(self, attempt_once: Callable[[], Any], describe: str) -> Any:
         """Run ``attempt_once`` until it succeeds; it raises :class:`Retry` for a retryable failure
         and anything else for a final one. Counts retries in ``self.retries``."""
-        last = ""
-        for attempt in range(self.max_retries + 1):
+        last = Retry("")
+        retries = self.max_retries
+        for attempt in range(retries + 1):
             try:
                 return attempt_once()
             except Retry as r:
-                last = r.reason
-                if attempt == self.max_retries:
+                last = r
+                if attempt == retries:
                     break
                 with _COUNT_LOCK:
                     self.retries += 1
                 self.sleep(self.delay(attempt, r.retry_after))
-        raise SUTCallError(f"{describe}: still failing after {self.max_retries + 1} attempts "
-                           f"({last})")
+        raise SUTCallError(f"{describe}: still failing after {retries + 1} attempts "
+                           f"({last.reason})", splittable=not last.throttled)
 
 
 class Retry(Exception):
-    def __init__(self, reason: str, retry_after: float | None = None) -> None:
+    def __init__(self, reason: str, retry_after: float | None = None, *,
+                 throttled: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
         self.retry_after = retry_after
+        self.throttled = throttled
 
 
 def parse_retry_after(value: str | None) -> float | None:
@@ -129,7 +138,8 @@ def post_json(url: str, body: Any, headers: Mapping[str, str], policy: RetryPoli
             message = _service_message(text)
             if exc.code in RETRYABLE_STATUS:
                 raise Retry(f"HTTP {exc.code} {message}".strip(),
-                            parse_retry_after(exc.headers.get("Retry-After"))) from None
+                            parse_retry_after(exc.headers.get("Retry-After")),
+                            throttled=exc.code == 429) from None
             if exc.code in (401, 403):
                 raise SUTAuthError(f"{describe}: the service refused the credentials (HTTP "
                                    f"{exc.code}: {message}); check the key and endpoint "
