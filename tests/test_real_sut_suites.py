@@ -61,3 +61,16 @@ def test_half_configured_azure_never_prints_the_key(tmp_path):
     assert proc.returncode == 4
     assert "AZURE_LANGUAGE_ENDPOINT" in proc.stderr and "AZURE_LANGUAGE_KEY" not in proc.stderr
     assert key not in proc.stdout + proc.stderr
+
+
+def test_help_and_validate_import_no_client_library(tmp_path):
+    code = ("import sys; from runner.cli import main\n"
+            "try: main(['--help'])\nexcept SystemExit: pass\n"
+            "main(['validate', 'suites/ner_aws.yaml', 'suites/ner_azure.yaml', "
+            "'suites/ner_flair_conll.yaml'])\n"
+            "print([m for m in ('boto3', 'botocore', 'stanza', 'flair', 'torch', 'sqlite3', "
+            "'urllib.request') if m in sys.modules])")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=_env(tmp_path), cwd=ROOT, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "[]"
