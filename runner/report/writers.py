@@ -180,7 +180,11 @@ def write_html(results: dict[str, Any], cases: "CaseSource", out_path: Path) -> 
     env = _environment()
     limit = results["suite"]["filled"]["report"]["max_violations_shown"]
     violations, n_violations, labels, categories = [], 0, set(), set()
+    errors = []
     for case in cases_of(cases):
+        if case["verdict"]["outcome"] == "error" and len(errors) < limit:
+            errors.append({"id": case["id"], "reason": case["verdict"].get("reason", ""),
+                           "text": case["follow_up"]["text"]})
         if case["verdict"]["outcome"] != "fail":
             continue
         n_violations += 1
@@ -204,7 +208,8 @@ def write_html(results: dict[str, Any], cases: "CaseSource", out_path: Path) -> 
         r=results, violations=violations, n_violations=n_violations, shown_limit=limit,
         labels=sorted(labels), checks=relation_checks(results), charts=charts(results),
         index=index, filters={"transformation": transformations, "relation": relations,
-                              "category": sorted(categories), "type": sorted(labels)})
+                              "category": sorted(categories), "type": sorted(labels)},
+        errors=errors)
     return _write_text(html, out_path)
 
 
