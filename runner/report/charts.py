@@ -9,8 +9,8 @@ from markupsafe import Markup
 
 ROW_H = 26
 LABEL_W = 200
-BAR_W = 250
-VALUE_W = 140
+BAR_W = 230
+VALUE_W = 175
 WIDTH = LABEL_W + BAR_W + VALUE_W
 
 
@@ -47,7 +47,7 @@ def rate_chart(rows: Sequence[dict[str, Any]], title: str) -> Markup:
         w = 0 if rate is None else max(1.5, min(rate, 1.0) * BAR_W)
         value = "no judged case" if rate is None else f"{rate:.1%}"
         if limit is not None:
-            value += f" (max {limit:.0%})"
+            value += f" ({row.get('limit_name', 'max')} {limit:.0%})"
         body.append(f'<g class="row {cls}"><title>{_e(row["label"])}: {_e(value)}'
                     f'{" — " + _e(row["note"]) if row.get("note") else ""}</title>'
                     f'<text x="{LABEL_W - 8}" y="{y + 17}" text-anchor="end" class="lbl">'
@@ -103,8 +103,10 @@ def charts(results: dict[str, Any]) -> dict[str, Any]:
     fail_on = results["suite"]["filled"]["report"].get("fail_on", {}) or {}
     per_rel = fail_on.get("relations") or {}
     overall_max = fail_on.get("max_violation_rate")
+    # the limit a row is held to: its relation's threshold, else the overall one (as in junit.xml)
     rows = [{"label": f"{s['transformation']} · {s['relation']}", "rate": s["violation_rate"],
-             "max": per_rel.get(s["relation"], overall_max),
+             "max": per_rel[s["relation"]] if per_rel.get(s["relation"]) is not None else overall_max,
+             "limit_name": "max" if per_rel.get(s["relation"]) is not None else "overall max",
              "note": f"{s['fail']} violations of {s['pass'] + s['fail']} judged"}
             for s in results.get("summary", [])]
     out: dict[str, Any] = {
