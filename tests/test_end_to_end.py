@@ -60,6 +60,24 @@ def test_sample_run_writes_consistent_results(sample_run):
     assert "structural_question" in proc.stdout and "entity_shuffle" in proc.stdout
 
 
+def test_sample_outputs_match_their_formats(sample_run):
+    """results.json (every case) against schema/results.schema.json; junit.xml against the JUnit
+    XSD, one test case per transformation × relation."""
+    import jsonschema
+    import xmlschema
+
+    from runner.report.outputs import RESULTS_SCHEMA_PATH
+
+    _, out = sample_run
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    schema = json.loads(RESULTS_SCHEMA_PATH.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator(schema).validate(results)
+    xmlschema.XMLSchema(str(ROOT / "tests" / "data" / "junit.xsd")).validate(str(out / "junit.xml"))
+    junit = (out / "junit.xml").read_text(encoding="utf-8")
+    assert junit.count("<testcase ") == len(results["summary"])
+    assert (out / "summary.md").read_text(encoding="utf-8").startswith("### mtrun · ner\\_spacy")
+
+
 def test_sample_report_shows_counts_and_a_violation(sample_run):
     _, out = sample_run
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
