@@ -22,6 +22,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from runner import __version__
 from runner.corpus import CorpusReader
+from runner.models.loading import resolve_device
 from runner.suite import Suite
 from runner.types import Outcome, Sentence, TestCase
 
@@ -42,22 +43,6 @@ class Counts:
                 "follow_ups": self.follow_ups, "cases": sum(self.outcomes.values()),
                 **self.outcomes, "violations": self.outcomes["fail"],
                 "violation_rate": (self.outcomes["fail"] / judged) if judged else None}
-
-
-def resolve_device(device: str) -> str:
-    """``auto`` → ``cuda`` when torch is installed and sees a GPU, else ``cpu``."""
-    if device != "auto":
-        return device
-    if "torch" not in sys.modules:
-        try:
-            import importlib.util
-            if importlib.util.find_spec("torch") is None:
-                return "cpu"
-        except (ImportError, ValueError):
-            return "cpu"
-    import torch
-
-    return "cuda" if torch.cuda.is_available() else "cpu"
 
 
 def case_rng(seed: int, *parts: str) -> random.Random:
