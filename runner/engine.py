@@ -104,6 +104,9 @@ class Engine:
             p = cfg["parser"]
             self.log(f"loading parser: {p['type']} {p['model']}")
             self.parser = Parser(p["model"], batch_size=p["batch_size"])
+        from runner.repair.analyzer import ViolationAnalyzer
+
+        self.analyzer = ViolationAnalyzer.from_config(cfg, self.sut, self.log)
 
     def corpus(self) -> CorpusReader:
         c = self.cfg["corpus"]
@@ -181,6 +184,9 @@ class Engine:
                     id=f"{source.id}/{follow_up.transformation}/{k}/{rel.name}", source=source,
                     follow_up=follow_up, relation=rel.name, source_prediction=prediction,
                     follow_up_prediction=fp, expected=expected, verdict=verdict))
+        # Error categories for every violation; repair and gold metrics when configured.
+        self.analyzer.observe(batch, predictions)
+        cases = self.analyzer.process(cases)
         return cases, counts, per_transformation
 
     # -- results ---------------------------------------------------------------------------
@@ -233,6 +239,7 @@ class Engine:
             "relations": relations,
             "overall": overall,
             "thresholds": evaluate_thresholds(self.cfg["report"]["fail_on"], overall, relations),
+            **(self.analyzer.results() if getattr(self, "analyzer", None) else {}),
         }
 
 
