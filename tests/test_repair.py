@@ -379,25 +379,31 @@ def test_corpus_candidates_scored_by_standardised_logit(tiny_mlm):
     import numpy as np
     import torch
 
-    src = CorpusEntityCandidates(tiny_mlm, top_k=3)
-    texts = ["John met Mary in Berlin.", "Paris is big.", "London and Berlin are old."]
+    src = CorpusEntityCandidates(tiny_mlm, top_k=10)
+    texts = ["John met Mary in Berlin.", "Paris is big.", "London and Berlin are old.",
+             "The red house sat on the mat."]
     preds = ScriptedSUT({"John": "PERSON", "Mary": "PERSON", "Berlin": "LOCATION",
-                         "Paris": "LOCATION", "London": "LOCATION"}).predict(texts)
+                         "Paris": "LOCATION", "London": "LOCATION",
+                         "The red house": "ORGANIZATION"}).predict(texts)
     src.observe(texts, preds)
-    assert set(src.pool) == {"John", "Mary", "Berlin", "Paris", "London"}
+    assert set(src.pool) == {"John", "Mary", "Berlin", "Paris", "London", "The red house"}
     job = Job("The cat saw Paris.", 12, 17)
     (ms,) = src.mutants([job])
     # never the entity itself; at most top_k; best first
-    assert 0 < len(ms) <= 3 and all(m.by != "Paris" for m in ms)
+    assert sorted(m.by for m in ms) == ["Berlin", "John", "London", "Mary", "The red house"]
     assert [m.p for m in ms] == sorted((m.p for m in ms), reverse=True)
     tok = tiny_mlm.tokenizer
-    ids = tok("The cat saw [MASK].")["input_ids"]
-    with torch.inference_mode():
-        row = tiny_mlm.model(input_ids=torch.tensor([ids])).logits[0, ids.index(tok.mask_token_id)]
-    z = ((row - row.mean()) / row.std()).numpy()
     for m in ms:
-        assert m.p == pytest.approx(float(z[tok.convert_tokens_to_ids(tok.tokenize(m.by)[0])]), abs=1e-4)
+        pieces = tok.convert_tokens_to_ids(tok.tokenize(m.by))
+        ids = tok("The cat saw " + " ".join(["[MASK]"] * len(pieces)) + ".")["input_ids"]
+        with torch.inference_mode():
+            logits = tiny_mlm.model(input_ids=torch.tensor([ids])).logits[0]
+        at = [q for q, t in enumerate(ids) if t == tok.mask_token_id]
+        z = [float((logits[q, i] - logits[q].mean()) / logits[q].std()) for q, i in zip(at, pieces)]
+        assert m.p == pytest.approx(sum(z) / len(z), abs=1e-4)
         assert m.text == "The cat saw " + m.by + "."
+    src.top_k = 2
+    assert [m.by for m in src.mutants([job])[0]] == [m.by for m in ms[:2]]
     # an entity already in the sentence is not a candidate
     (ms2,) = src.mutants([Job("John saw Mary.", 0, 4)])
     assert all(m.by not in ("John", "Mary") for m in ms2)

@@ -4,7 +4,7 @@ For a suspicious entity e_s in sentence s, a *candidate source* proposes mutant 
 a score p: the ``masked_lm`` source masks each word/sub-word w_a of e_s in turn (the masked LM's
 own tokenisation) and takes its top-K fillers w_b with their raw logits, as in the paper; the
 ``corpus`` source (offline alternative) puts entities seen elsewhere in the corpus in e_s's place
-and scores each with the masked LM's standardised logit of its first piece at e_s's position
+and scores each with the masked LM's mean standardised logit of its pieces at e_s's position
 (see :class:`CorpusEntityCandidates`). Then, exactly as Algorithm 1:
 
 - skip a candidate whose first character's case (or kind) differs from w_a's, whose p is below
@@ -171,25 +171,29 @@ class MaskedLMCandidates:
 class CorpusEntityCandidates:
     """Offline candidate source: entities the system labelled elsewhere in the corpus (any type),
     each put in place of the whole suspicious entity. Their score p, in place of the paper's raw
-    logit, is the masked LM's logit of the candidate's first piece at the entity's position (the
-    entity replaced by one mask token), standardised over the vocabulary: p = (logit − mean) / std,
-    i.e. how many standard deviations the candidate stands above an average token in that context.
-    The standardisation makes ``PThreshold`` mean the same for any masked LM, including the small
-    embedded one whose raw logits are on another scale. The ``top_k`` best-scored candidates are
-    kept. The pool grows as sources are read (``observe``): a batch's candidates come from every
-    batch so far, itself included."""
+    logit of one filler, is the masked LM's *standardised* logit of the candidate's pieces at the
+    entity's position: the entity is replaced by as many mask tokens as the candidate has pieces,
+    each piece's logit at its mask is standardised over the vocabulary ((logit − mean) / std, how
+    many standard deviations it stands above an average token there) and p is their mean. The
+    standardisation makes ``PThreshold`` mean the same for any masked LM, including the small
+    embedded one whose raw logits are on another scale; candidates of one length share one masked
+    sentence, and all masked sentences of all jobs go through the model together. The ``top_k``
+    best-scored candidates are kept. The pool grows as sources are read (``observe``): a batch's
+    candidates come from every batch so far, itself included."""
 
     name = "corpus"
+    max_pieces = 8
 
     def __init__(self, mlm: Any, top_k: int, max_pool: int = 5000) -> None:
         self.mlm = mlm
         self.top_k = top_k
         self.max_pool = max_pool
         self.pool: Counter[str] = Counter()
+        self._pieces: dict[str, list[int] | None] = {}
 
     def describe(self) -> dict[str, Any]:
         return {"candidates": "corpus", "masked_lm": self.mlm.name, "pool": len(self.pool),
-                "score": "standardised masked-LM logit of the candidate's first piece"}
+                "score": "mean standardised masked-LM logit of the candidate's pieces"}
 
     def observe(self, texts: Iterable[str], predictions: Iterable[Any]) -> None:
         for text, pred in zip(texts, predictions):
@@ -198,51 +202,60 @@ class CorpusEntityCandidates:
                 if e and (e in self.pool or len(self.pool) < self.max_pool):
                     self.pool[e] += 1
 
-    def _first_piece(self, entity: str) -> int | None:
-        tok = self.mlm.tokenizer
-        pieces = tok.tokenize(entity.lower() if self.mlm.lowercase else entity)
-        if not pieces:
-            return None
-        i = tok.convert_tokens_to_ids(pieces[0])
-        return None if i == tok.unk_token_id else i
+    def pieces(self, entity: str) -> list[int] | None:
+        """Token ids of the entity's pieces (None: unknown piece, or too long)."""
+        if entity not in self._pieces:
+            tok = self.mlm.tokenizer
+            ids = tok.convert_tokens_to_ids(tok.tokenize(entity.lower() if self.mlm.lowercase
+                                                         else entity))
+            ok = 0 < len(ids) <= self.max_pieces and tok.unk_token_id not in ids
+            self._pieces[entity] = list(ids) if ok else None
+        return self._pieces[entity]
 
-    def _zscores(self, texts: list[str]) -> Any:
-        """(n, vocab) standardised logits at the single mask of each text; one pass per chunk."""
-        import numpy as np
-        import torch
-
+    def _zscores(self, texts: list[str]) -> list[Any]:
+        """Per text, a (masks, vocab) array of standardised logits at its mask tokens (None when
+        truncation lost a mask). One forward pass per chunk of ``batch_size`` texts."""
         from runner.models.mlm import _order_by_length
 
         tok = self.mlm.tokenizer
         enc = [tok(t, truncation=True, max_length=self.mlm.max_length)["input_ids"] for t in texts]
+        wanted = [t.count(self.mlm.mask_token) for t in texts]
         out: list[Any] = [None] * len(texts)
         for chunk in _order_by_length([len(e) for e in enc], self.mlm.batch_size):
             logits = self.mlm._forward([enc[i] for i in chunk])
             for j, i in enumerate(chunk):
                 pos = [q for q, t in enumerate(enc[i]) if t == self.mlm.mask_token_id]
-                if len(pos) != 1:
-                    continue        # truncated away: no candidate for this job
-                row = logits[j, pos[0]].float()
-                out[i] = ((row - row.mean()) / row.std().clamp_min(1e-6)).cpu().numpy()
-        return out if out else np.zeros((0, 0))
+                if len(pos) != wanted[i]:
+                    continue
+                rows = logits[j, pos].float()
+                mean = rows.mean(-1, keepdim=True)
+                std = rows.std(-1, keepdim=True).clamp_min(1e-6)
+                out[i] = ((rows - mean) / std).cpu().numpy()
+        return out
 
     def mutants(self, jobs: Sequence[Job]) -> list[list[Mutant]]:
         out: list[list[Mutant]] = [[] for _ in jobs]
         if not jobs or not self.pool:
             return out
-        pool = sorted(self.pool)
-        first = {e: self._first_piece(e) for e in pool}
-        z = self._zscores([j.text[:j.start] + self.mlm.mask_token + j.text[j.end:] for j in jobs])
+        pool = [e for e in sorted(self.pool) if self.pieces(e) is not None]
+        lengths = sorted({len(self.pieces(e)) for e in pool})
+        masked, where = [], {}
         for n, job in enumerate(jobs):
-            if z[n] is None:
-                continue
+            for length in lengths:
+                where[(n, length)] = len(masked)
+                masked.append(job.text[:job.start] + " ".join([self.mlm.mask_token] * length)
+                              + job.text[job.end:])
+        z = self._zscores(masked)
+        for n, job in enumerate(jobs):
             e_s = job.text[job.start:job.end]
             scored = []
             for e in pool:
-                i = first[e]
-                if i is None or e == e_s or occurrences(e, job.text):
+                ids = self.pieces(e)
+                rows = z[where[(n, len(ids))]]
+                if rows is None or e == e_s or occurrences(e, job.text):
                     continue
-                scored.append((-float(z[n][i]), e))
+                p = float(sum(rows[q, i] for q, i in enumerate(ids)) / len(ids))
+                scored.append((-p, e))
             scored.sort()
             for neg, e in scored[:self.top_k]:
                 out[n].append(Mutant(job, job.text[:job.start] + e + job.text[job.end:],

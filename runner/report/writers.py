@@ -100,6 +100,10 @@ def violation_view(case: dict[str, Any]) -> dict[str, Any]:
         "source": segments(case["source"]["text"], case["source"]["entities"], src_changed),
         "follow_up": segments(case["follow_up"]["text"], case["follow_up"]["entities"], tgt_changed),
         "meta": case["follow_up"].get("meta", {}),
+        "categories": case["verdict"].get("categories", []),
+        "categories_basis": case["verdict"].get("categories_basis", ""),
+        "repair": case.get("repair"),
+        "gold": case.get("gold"),
     }
 
 
