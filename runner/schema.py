@@ -113,8 +113,9 @@ def build_schema() -> dict[str, Any]:
                 "encoder": {"type": "string", "default": "bert-base-cased",
                             "description": "Contextual embeddings for SThreshold."},
                 "top_k": {"type": "integer", "minimum": 1, "default": 10},
-                "PThreshold": {"type": "number", "default": 5.5,
-                               "description": "Minimum raw logit of a candidate."},
+                "PThreshold": {"type": "number", "minimum": 0, "default": 5.5,
+                               "description": "Minimum score p of a candidate: the raw logit "
+                                              "(masked_lm) or the standardised logit (corpus)."},
                 "SThreshold": {**unit, "minimum": -1, "default": 0.45},
                 "k": {"type": "number", "default": 2.5},
                 "alpha": {"type": "number", "minimum": 0, "default": 0.2},

@@ -212,25 +212,60 @@ class CorpusEntityCandidates:
             self._pieces[entity] = list(ids) if ok else None
         return self._pieces[entity]
 
-    def _zscores(self, texts: list[str]) -> list[Any]:
-        """Per text, a (masks, vocab) array of standardised logits at its mask tokens (None when
-        truncation lost a mask). One forward pass per chunk of ``batch_size`` texts."""
+    def _mask_logits(self, rows: list[list[int]]) -> list[Any]:
+        """Vocabulary logits at the mask tokens of each row (a (masks, vocab) tensor per row). The
+        language-model head runs on the mask positions only where the model exposes its encoder
+        and head separately (BERT's ``cls``, RoBERTa's ``lm_head``), else on every position."""
+        import torch
+
+        mlm = self.mlm
+        model = mlm.model
+        positions = [[q for q, t in enumerate(r) if t == mlm.mask_token_id] for r in rows]
+        base = getattr(model, getattr(model, "base_model_prefix", ""), None)
+        head = getattr(model, "cls", None) or getattr(model, "lm_head", None)
+        if base is None or head is None:
+            logits = mlm._forward(rows)
+            return [logits[j, pos] for j, pos in enumerate(positions)]
+        width = max(len(r) for r in rows)
+        pad = mlm.tokenizer.pad_token_id or 0
+        ids = torch.full((len(rows), width), pad, dtype=torch.long)
+        att = torch.zeros((len(rows), width), dtype=torch.long)
+        for j, r in enumerate(rows):
+            ids[j, :len(r)] = torch.tensor(r, dtype=torch.long)
+            att[j, :len(r)] = 1
+        with torch.inference_mode():
+            hidden = base(input_ids=ids.to(mlm.device), attention_mask=att.to(mlm.device))[0]
+            rj = torch.tensor([j for j, pos in enumerate(positions) for _ in pos], dtype=torch.long)
+            rq = torch.tensor([q for pos in positions for q in pos], dtype=torch.long)
+            picked = head(hidden[rj.to(hidden.device), rq.to(hidden.device)])
+        mlm.forward_passes += 1
+        out, k = [], 0
+        for pos in positions:
+            out.append(picked[k:k + len(pos)])
+            k += len(pos)
+        return out
+
+    def _zscores(self, texts: list[str], columns: list[int]) -> list[Any]:
+        """Per text, a (masks, len(columns)) array: the standardised logits (over the whole
+        vocabulary) of the tokens ``columns`` at each mask (None when truncation lost a mask).
+        One forward pass per chunk of ``batch_size`` texts."""
+        import torch
+
         from runner.models.mlm import _order_by_length
 
         tok = self.mlm.tokenizer
         enc = [tok(t, truncation=True, max_length=self.mlm.max_length)["input_ids"] for t in texts]
         wanted = [t.count(self.mlm.mask_token) for t in texts]
+        cols = torch.tensor(columns, dtype=torch.long)
         out: list[Any] = [None] * len(texts)
         for chunk in _order_by_length([len(e) for e in enc], self.mlm.batch_size):
-            logits = self.mlm._forward([enc[i] for i in chunk])
-            for j, i in enumerate(chunk):
-                pos = [q for q, t in enumerate(enc[i]) if t == self.mlm.mask_token_id]
-                if len(pos) != wanted[i]:
+            for i, rows in zip(chunk, self._mask_logits([enc[i] for i in chunk])):
+                if rows.shape[0] != wanted[i]:
                     continue
-                rows = logits[j, pos].float()
+                rows = rows.float()
                 mean = rows.mean(-1, keepdim=True)
                 std = rows.std(-1, keepdim=True).clamp_min(1e-6)
-                out[i] = ((rows - mean) / std).cpu().numpy()
+                out[i] = ((rows[:, cols.to(rows.device)] - mean) / std).cpu().numpy()
         return out
 
     def mutants(self, jobs: Sequence[Job]) -> list[list[Mutant]]:
@@ -245,7 +280,9 @@ class CorpusEntityCandidates:
                 where[(n, length)] = len(masked)
                 masked.append(job.text[:job.start] + " ".join([self.mlm.mask_token] * length)
                               + job.text[job.end:])
-        z = self._zscores(masked)
+        columns = sorted({i for e in pool for i in self.pieces(e)})
+        col = {i: c for c, i in enumerate(columns)}
+        z = self._zscores(masked, columns)
         for n, job in enumerate(jobs):
             e_s = job.text[job.start:job.end]
             scored = []
@@ -254,7 +291,7 @@ class CorpusEntityCandidates:
                 rows = z[where[(n, len(ids))]]
                 if rows is None or e == e_s or occurrences(e, job.text):
                     continue
-                p = float(sum(rows[q, i] for q, i in enumerate(ids)) / len(ids))
+                p = float(sum(rows[q, col[i]] for q, i in enumerate(ids)) / len(ids))
                 scored.append((-p, e))
             scored.sort()
             for neg, e in scored[:self.top_k]:
