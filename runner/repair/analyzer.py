@@ -99,10 +99,10 @@ class ViolationAnalyzer:
             self.entities_relabelled += sum(n["before"] != n["after"] for n in notes_s + notes_f)
             repair = {
                 "suspicious": [e.text for e in found],
-                "source": {"repaired": changed_s, "before": [s.to_json() for s in n_s],
-                           "after": [s.to_json() for s in r_s], "entities": notes_s},
-                "follow_up": {"repaired": changed_f, "before": [s.to_json() for s in n_f],
-                              "after": [s.to_json() for s in r_f], "entities": notes_f},
+                "source": {"repaired": changed_s, "before": _spans(n_s, s_text),
+                           "after": _spans(r_s, s_text), "entities": notes_s},
+                "follow_up": {"repaired": changed_f, "before": _spans(n_f, f_text),
+                              "after": _spans(r_f, f_text), "entities": notes_f},
             }
         gold_s = c.source.gold
         gold_f = project_gold(gold_s, c.follow_up.edit) if gold_s is not None else None
@@ -165,3 +165,7 @@ class ViolationAnalyzer:
                 rep["gold"] = g
             out["repair"] = rep
         return out
+
+
+def _spans(spans: Sequence[Any], text: str) -> list[dict[str, Any]]:
+    return [{**s.to_json(), "text": s.text_in(text)} for s in spans]

@@ -120,8 +120,9 @@ def _restore_case(word: str, like: str) -> str:
 class MaskedLMCandidates:
     """Algorithm 1, lines 4–6 and 10–11: each word/sub-word of e_s (the masked LM's tokens) is
     masked in turn; the top-K fillers with their raw logits make the mutants. A continuation
-    piece is only replaced by a continuation piece, a word start by a word start. All masked
-    sentences of all jobs go through the masked LM together."""
+    piece is only replaced by a continuation piece, a word start by a word start, and a filler
+    equal to the masked piece makes no mutant. An uncased model's fillers take the masked piece's
+    case. All masked sentences of all jobs go through the masked LM together."""
 
     name = "masked_lm"
 
