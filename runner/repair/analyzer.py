@@ -31,8 +31,8 @@ class ViolationAnalyzer:
         self.gold = GoldTally()
         self.has_gold = False
         self.repairs = 0                 # sentences with R(x) ≠ N(x)
-        self.entities_relabelled = 0     # suspicious entities whose type changed
-        self.suspicious = 0
+        self.entities_relabelled = 0     # suspicious entity occurrences whose type changed
+        self.suspicious = 0              # suspicious entity occurrences (one in s, one in s′)
 
     @classmethod
     def from_config(cls, cfg: dict[str, Any], sut: Any,
@@ -86,7 +86,7 @@ class ViolationAnalyzer:
     def _analyse(self, c: TestCase, found: list, relabels: dict[Job, Any]) -> TestCase:
         s_text, f_text = c.source.text, c.follow_up.text
         n_s, n_f = c.source_prediction.spans, c.follow_up_prediction.spans
-        self.suspicious += len(found)
+        self.suspicious += 2 * len(found)      # each located entity, in s and in s′
         repair = None
         r_s, r_f = n_s, n_f
         if self.relabeler is not None:

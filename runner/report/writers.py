@@ -147,6 +147,9 @@ def console_summary(results: dict[str, Any]) -> str:
     rows.append(["all", "", o["sources"], "", o["follow_ups"], o["pass"], o["fail"],
                  o["skip"] + o["error"],
                  "–" if o["violation_rate"] is None else f"{o['violation_rate']:.1%}"])
-    return tabulate(rows, headers=["transformation", "relation", "sources", "applicable",
-                                   "follow-ups", "pass", "violations", "skip/error", "rate"],
-                    tablefmt="simple")
+    table = tabulate(rows, headers=["transformation", "relation", "sources", "applicable",
+                                    "follow-ups", "pass", "violations", "skip/error", "rate"],
+                     tablefmt="simple")
+    from runner.repair.summary import console_lines
+
+    return "\n".join([table, *console_lines(results)])
