@@ -51,8 +51,10 @@ class ScriptedMLM:
     entity's pieces."""
 
     mask_token = "[MASK]"
+    mask_token_id = 4
     lowercase = False
     name = "scripted"
+    max_length = 256
 
     def __init__(self, tokenizer, fillers):
         self.tokenizer = tokenizer
@@ -408,3 +410,10 @@ def test_corpus_candidates_scored_by_standardised_logit(tiny_mlm):
     (ms2,) = src.mutants([Job("John saw Mary.", 0, 4)])
     assert all(m.by not in ("John", "Mary") for m in ms2)
     assert np.isfinite([m.p for m in ms2]).all()
+
+
+def test_pieces_past_the_masked_lm_limit_are_not_masked(tiny_mlm):
+    src = MaskedLMCandidates(tiny_mlm, top_k=3)
+    long = "the cat sat on the mat . " * 40 + "John walked to Berlin."
+    start = long.index("Berlin")
+    assert src.mutants([Job(long, start, start + 6)]) == [[]]

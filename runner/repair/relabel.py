@@ -147,9 +147,14 @@ class MaskedLMCandidates:
 
     def mutants(self, jobs: Sequence[Job]) -> list[list[Mutant]]:
         items, meta = [], []
+        tok, limit = self.mlm.tokenizer, self.mlm.max_length
         for n, job in enumerate(jobs):
             for a, b, subword, continuation in self.pieces(job):
-                items.append(job.text[:a] + self.mlm.mask_token + job.text[b:])
+                masked = job.text[:a] + self.mlm.mask_token + job.text[b:]
+                if self.mlm.mask_token_id not in tok(masked, truncation=True,
+                                                     max_length=limit)["input_ids"]:
+                    continue        # the piece lies past the masked LM's max_length
+                items.append(masked)
                 meta.append((n, a, b, subword, continuation))
         out: list[list[Mutant]] = [[] for _ in jobs]
         if not items:
@@ -281,19 +286,27 @@ class CorpusEntityCandidates:
                 where[(n, length)] = len(masked)
                 masked.append(job.text[:job.start] + " ".join([self.mlm.mask_token] * length)
                               + job.text[job.end:])
+        import numpy as np
+
         columns = sorted({i for e in pool for i in self.pieces(e)})
         col = {i: c for c, i in enumerate(columns)}
         z = self._zscores(masked, columns)
+        # Candidates grouped by length: (names, (n, length) matrix of their pieces' columns).
+        groups = {}
+        for length in lengths:
+            names = [e for e in pool if len(self.pieces(e)) == length]
+            groups[length] = (names, np.array([[col[i] for i in self.pieces(e)] for e in names]))
         for n, job in enumerate(jobs):
             e_s = job.text[job.start:job.end]
             scored = []
-            for e in pool:
-                ids = self.pieces(e)
-                rows = z[where[(n, len(ids))]]
-                if rows is None or e == e_s or occurrences(e, job.text):
+            for length, (names, cols) in groups.items():
+                rows = z[where[(n, length)]]
+                if rows is None:
                     continue
-                p = float(sum(rows[q, col[i]] for q, i in enumerate(ids)) / len(ids))
-                scored.append((-p, e))
+                ps = rows[np.arange(length)[None, :], cols].mean(axis=1)
+                for e, p in zip(names, ps.tolist()):
+                    if e != e_s and not (e in job.text and occurrences(e, job.text)):
+                        scored.append((-p, e))
             scored.sort()
             for neg, e in scored[:self.top_k]:
                 out[n].append(Mutant(job, job.text[:job.start] + e + job.text[job.end:],
