@@ -417,3 +417,19 @@ def test_pieces_past_the_masked_lm_limit_are_not_masked(tiny_mlm):
     long = "the cat sat on the mat . " * 40 + "John walked to Berlin."
     start = long.index("Berlin")
     assert src.mutants([Job(long, start, start + 6)]) == [[]]
+
+
+def test_a_mutant_the_system_could_not_answer_has_no_vote(cased_tokenizer):
+    mlm, sut, encoder = fig5(cased_tokenizer)
+
+    class Failure:
+        reason = "HTTP 503"
+
+    class FlakySUT(ScriptedSUT):
+        def predict_outcomes(self, texts):
+            return [Failure() if t.startswith("Fox") else p for t, p in zip(texts, self.predict(texts))]
+
+    flaky = FlakySUT(sut.entities)
+    r = Relabeler(MaskedLMCandidates(mlm, 10), encoder, flaky, Params()).relabel([Job(S5, 0, 8)])[Job(S5, 0, 8)]
+    assert r.dropped["system_error"] == 1 and r.kept == 2
+    assert r.shares() == {"ORGANIZATION": pytest.approx(0.5), "MISC": pytest.approx(0.5)}

@@ -60,7 +60,8 @@ class ViolationAnalyzer:
         """The batch's sources and their predictions (the corpus candidate pool grows here)."""
         src = self.relabeler.source if self.relabeler else None
         if isinstance(src, CorpusEntityCandidates):
-            src.observe([s.text for s in batch], predictions)
+            ok = [(s.text, p) for s, p in zip(batch, predictions) if hasattr(p, "spans")]
+            src.observe([t for t, _ in ok], [p for _, p in ok])
 
     def process(self, cases: list[TestCase]) -> list[TestCase]:
         failing = [i for i, c in enumerate(cases) if c.verdict.outcome is Outcome.FAIL]

@@ -368,12 +368,18 @@ class Relabeler:
                 kept.append((m, sim))
         if not kept:
             return results
-        predictions = self.sut.predict([m.text for m, _ in kept])
+        # A system that can fail per text (a remote service) gives a failure in place of a
+        # prediction: that mutant has no vote, and the run goes on.
+        predict = getattr(self.sut, "predict_outcomes", None) or self.sut.predict
+        predictions = predict([m.text for m, _ in kept])
         self.mutants_queried += len(kept)
         P = self.params
         for (m, sim), pred in zip(kept, predictions):
-            label = label_at(pred.spans, m.start, m.end)
             r = results[m.job]
+            if not hasattr(pred, "spans"):
+                r.dropped["system_error"] = r.dropped.get("system_error", 0) + 1
+                continue
+            label = label_at(pred.spans, m.start, m.end)
             r.kept += 1
             key = label if label is not None else NULL
             r.scores[key] = r.scores.get(key, 0.0) + evaluate(
