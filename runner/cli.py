@@ -39,6 +39,13 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, help="override the suite's seed")
     run.add_argument("--device", help="override the suite's device (auto, cpu, cuda, cuda:N)")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress bar or summary")
+    run.add_argument("--resume", action="store_true",
+                     help="continue the interrupted run in the output folder (same suite, seed "
+                          "and corpus) without repeating finished cases")
+    run.add_argument("--no-cache", action="store_true",
+                     help="do not read or write the persistent prediction cache")
+    run.add_argument("--dry-run", action="store_true",
+                     help="print how many calls and characters the run would send, send none")
 
     val = sub.add_parser("validate", help="check suites without running them")
     val.add_argument("suites", nargs="+")
@@ -139,6 +146,12 @@ def _run(args: argparse.Namespace) -> int:
             raise MtrunError(f"--device: expected auto, cpu, cuda or cuda:N, got {args.device!r}")
         suite.config["device"] = args.device
 
+    if args.dry_run:
+        from runner.plan import dry_run
+
+        print(dry_run(suite, use_cache=not args.no_cache)[0])
+        return ExitCode.OK
+
     from runner.engine import CASES_FILE, Engine
     from runner.report.writers import console_summary, write_html, write_results_json
 
@@ -146,7 +159,8 @@ def _run(args: argparse.Namespace) -> int:
     show = not args.quiet
     progress = Progress(enabled=show and sys.stderr.isatty())
     log = (lambda msg: print(f"mtrun: {msg}", file=sys.stderr)) if show else (lambda msg: None)
-    engine = Engine(suite, out_dir, progress=progress.update, log=log)
+    engine = Engine(suite, out_dir, progress=progress.update, log=log, resume=args.resume,
+                    use_cache=not args.no_cache)
     # Ctrl-C or SIGTERM (a CI timeout, `kill`): finish the batch in progress, then write the
     # partial results. A second signal stops at once.
     def on_signal(signum: int, frame: object) -> None:
@@ -187,6 +201,13 @@ def _run(args: argparse.Namespace) -> int:
         written.append(write_html(results, cases, out_dir / "report.html"))
     if show:
         print(console_summary(results))
+        if results["overall"]["error"]:
+            print(f"{results['overall']['error']} test case(s) could not be judged (error): the "
+                  "system could not be queried; see the report's Errors section")
+        cache = results["stats"]["sut"]["cache"]
+        if "persistent_hits" in cache:
+            print(f"prediction cache {cache['path']}: {cache['persistent_hits']} text(s) answered "
+                  f"without a call, {results['stats']['sut']['texts_sent']} sent")
         for path in written:
             print(f"wrote {path}")
     if crash is not None:

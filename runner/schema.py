@@ -135,6 +135,16 @@ def build_schema() -> dict[str, Any]:
                                   "default": {}},
                 }, description="Exit 1 when a violation rate exceeds these."),
             }),
+            "cache": _section({
+                "enabled": {"enum": ["auto", True, False], "default": "auto",
+                            "description": "Persistent prediction cache: auto = for remote, paid "
+                                           "systems (azure, aws, http) only."},
+                "path": {"type": "string", "minLength": 1,
+                         "default": ".mtrun-cache/predictions.sqlite",
+                         "description": "SQLite file, relative to the working directory; shared "
+                                        "by every suite that names it."},
+            }, description="Answers of the system under test kept across runs (`--no-cache` "
+                           "turns it off for one run)."),
             "limits": _section({
                 "max_sources": {"type": ["integer", "null"], "minimum": 1, "default": None},
                 "max_follow_ups_per_source": {"type": "integer", "minimum": 1, "default": 20,

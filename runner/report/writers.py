@@ -116,7 +116,11 @@ def write_html(results: dict[str, Any], cases_path: Path, out_path: Path) -> Pat
     env.filters["pct"] = lambda v: "–" if v is None else f"{v:.1%}"
     limit = results["suite"]["filled"]["report"]["max_violations_shown"]
     violations, n_violations, labels = [], 0, set()
+    errors = []
     for case in iter_cases(cases_path):
+        if case["verdict"]["outcome"] == "error" and len(errors) < limit:
+            errors.append({"id": case["id"], "reason": case["verdict"].get("reason", ""),
+                           "text": case["follow_up"]["text"]})
         if case["verdict"]["outcome"] != "fail":
             continue
         n_violations += 1
@@ -127,7 +131,7 @@ def write_html(results: dict[str, Any], cases_path: Path, out_path: Path) -> Pat
                 labels.update(seg["label"] for seg in view[side] if seg["label"])
     html = env.get_template("report.html.j2").render(
         r=results, violations=violations, n_violations=n_violations, shown_limit=limit,
-        labels=sorted(labels))
+        labels=sorted(labels), errors=errors)
     tmp = out_path.with_suffix(".html.tmp")
     tmp.write_text(html, encoding="utf-8")
     os.replace(tmp, out_path)
