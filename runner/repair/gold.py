@@ -62,7 +62,8 @@ def same_entities(a: Sequence[Span], b: Sequence[Span]) -> bool:
 
 
 class GoldTally:
-    """Running gold metrics over a run."""
+    """Running gold metrics. A suspicious entity occurrence is counted once per tally (the
+    analyzer keeps one per batch and merges them; a sentence belongs to one batch)."""
 
     def __init__(self) -> None:
         self.violations = 0          # violations whose source has gold labels
@@ -97,6 +98,24 @@ class GoldTally:
                   ("T" if label_at(after, start, end) == want else "F")
         self.table[outcome] += 1
         return outcome
+
+    _COUNTS = ("violations", "judged", "erroneous", "follow_up_unknown")
+
+    def merge(self, other: "GoldTally") -> None:
+        for k in self._COUNTS:
+            setattr(self, k, getattr(self, k) + getattr(other, k))
+        self.table.update(other.table)
+
+    def state(self) -> dict[str, Any]:
+        return {**{k: getattr(self, k) for k in self._COUNTS}, "table": dict(self.table)}
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> "GoldTally":
+        t = cls()
+        for k in cls._COUNTS:
+            setattr(t, k, int(state.get(k, 0)))
+        t.table.update(state.get("table", {}))
+        return t
 
     def to_json(self) -> dict[str, Any]:
         tt, tf, ft, ff = (self.table[k] for k in ("TT", "TF", "FT", "FF"))

@@ -201,12 +201,17 @@ class CorpusEntityCandidates:
         return {"candidates": "corpus", "masked_lm": self.mlm.name, "pool": len(self.pool),
                 "score": "mean standardised masked-LM logit of the candidate's pieces"}
 
-    def observe(self, texts: Iterable[str], predictions: Iterable[Any]) -> None:
+    def observe(self, texts: Iterable[str], predictions: Iterable[Any]) -> list[str]:
+        """Add the entities of these predictions to the pool; returns those new to it."""
+        added = []
         for text, pred in zip(texts, predictions):
             for s in pred.spans:
                 e = s.text_in(text).strip()
                 if e and (e in self.pool or len(self.pool) < self.max_pool):
+                    if e not in self.pool:
+                        added.append(e)
                     self.pool[e] += 1
+        return added
 
     def pieces(self, entity: str) -> list[int] | None:
         """Token ids of the entity's pieces (None: unknown piece, or too long)."""
