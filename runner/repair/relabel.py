@@ -401,7 +401,8 @@ class Relabeler:
         return results
 
 
-def repaired(prediction: Sequence[Span], relabels: Sequence[Relabel]) -> tuple[tuple[Span, ...], list[dict[str, Any]]]:
+def repaired(prediction: Sequence[Span],
+             relabels: Sequence[Relabel]) -> tuple[tuple[Span, ...], list[dict[str, Any]]]:
     """R(s): the prediction with each decided relabel applied, range conflicts resolved.
 
     Relabelled entities (not NULL) whose spans overlap: the one with the lower p_score is
