@@ -23,6 +23,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from runner import __version__
 from runner.corpus import CorpusReader
+from runner.models.loading import resolve_device
 from runner.suite import Suite
 from runner.types import Edit, FollowUp, Outcome, Prediction, Sentence, TestCase, Verdict
 
@@ -44,22 +45,6 @@ class Counts:
                 "follow_ups": self.follow_ups, "cases": sum(self.outcomes.values()),
                 **self.outcomes, "violations": self.outcomes["fail"],
                 "violation_rate": (self.outcomes["fail"] / judged) if judged else None}
-
-
-def resolve_device(device: str) -> str:
-    """``auto`` → ``cuda`` when torch is installed and sees a GPU, else ``cpu``."""
-    if device != "auto":
-        return device
-    if "torch" not in sys.modules:
-        try:
-            import importlib.util
-            if importlib.util.find_spec("torch") is None:
-                return "cpu"
-        except (ImportError, ValueError):
-            return "cpu"
-    import torch
-
-    return "cuda" if torch.cuda.is_available() else "cpu"
 
 
 def case_rng(seed: int, *parts: str) -> random.Random:
@@ -130,6 +115,9 @@ class Engine:
             p = cfg["parser"]
             self.log(f"loading parser: {p['type']} {p['model']}")
             self.parser = Parser(p["model"], batch_size=p["batch_size"])
+        from runner.repair.analyzer import ViolationAnalyzer
+
+        self.analyzer = ViolationAnalyzer.from_config(cfg, self.sut, self.log)
 
     def corpus(self) -> CorpusReader:
         c = self.cfg["corpus"]
@@ -168,6 +156,7 @@ class Engine:
                 handle.truncate(state["cases_bytes"])
             with progress_path.open("ab") as handle:
                 handle.truncate(state["progress_bytes"])
+            self.analyzer.restore_from_progress(progress_path)
             mode = "r+b"
             self.log(f"resuming after {skip} source(s) already done")
         else:
@@ -194,7 +183,8 @@ class Engine:
                         "kind": "batch", "sources_done": self.sources_done,
                         "cases_bytes": sink.tell(), "counts": _dump(self.counts),
                         "per_transformation": _dump(self.per_transformation),
-                        "dropped_labels": dict(self.sut.dropped_labels)}) + "\n")
+                        "dropped_labels": dict(self.sut.dropped_labels),
+                        "analysis": self.analyzer.checkpoint()}) + "\n")
                     marks.flush()
                     os.fsync(marks.fileno())
                     self.progress(self.sources_done, total)
@@ -263,6 +253,9 @@ class Engine:
                     id=f"{source.id}/{follow_up.transformation}/{k}/{rel.name}", source=source,
                     follow_up=follow_up, relation=rel.name, source_prediction=prediction,
                     follow_up_prediction=fp, expected=expected, verdict=verdict))
+        # Error categories for every violation; repair and gold metrics when configured.
+        self.analyzer.observe(batch, predictions)
+        cases = self.analyzer.process(cases)
         return cases, counts, per_transformation
 
     def _error_cases(self, source: Sentence, reason: str, counts: dict,
@@ -337,6 +330,7 @@ class Engine:
             "relations": relations,
             "overall": overall,
             "thresholds": evaluate_thresholds(self.cfg["report"]["fail_on"], overall, relations),
+            **(self.analyzer.results() if getattr(self, "analyzer", None) else {}),
         }
 
 

@@ -104,10 +104,18 @@ def build_schema() -> dict[str, Any]:
             },
             "repair": _section({
                 "enabled": {"type": "boolean", "default": False},
+                "candidates": {"enum": ["masked_lm", "corpus"], "default": "masked_lm",
+                               "description": "Where mutant entities come from: masked_lm (TIN: "
+                                              "each word/sub-word masked, raw logits) or corpus "
+                                              "(entities seen elsewhere in the corpus, scored by "
+                                              "the masked LM's standardised logit)."},
                 "masked_lm": {"type": "string", "default": "bert-base-cased"},
+                "encoder": {"type": "string", "default": "bert-base-cased",
+                            "description": "Contextual embeddings for SThreshold."},
                 "top_k": {"type": "integer", "minimum": 1, "default": 10},
-                "PThreshold": {"type": "number", "default": 5.5,
-                               "description": "Minimum raw logit of a candidate."},
+                "PThreshold": {"type": "number", "minimum": 0, "default": 5.5,
+                               "description": "Minimum score p of a candidate: the raw logit "
+                                              "(masked_lm) or the standardised logit (corpus)."},
                 "SThreshold": {**unit, "minimum": -1, "default": 0.45},
                 "k": {"type": "number", "default": 2.5},
                 "alpha": {"type": "number", "minimum": 0, "default": 0.2},

