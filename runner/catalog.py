@@ -10,7 +10,8 @@ import importlib
 from typing import Any, Callable
 
 from runner.registry import Registry
-from runner.sut.base import CONLL_TO_COMMON, ONTONOTES_TO_COMMON
+from runner.sut.base import (AWS_TO_COMMON, AZURE_TO_COMMON, CONLL_TO_COMMON, HTTP_TO_COMMON,
+                             ONTONOTES_TO_COMMON)
 
 SUTS = Registry("sut")
 TRANSFORMATIONS = Registry("transformation")
@@ -73,8 +74,151 @@ SUTS.add(
         "keep_unmapped": _KEEP_UNMAPPED,
         "aggregation": {"enum": ["first", "max", "average"], "default": "first",
                         "description": "How a word's label comes from its sub-tokens."},
-        "max_length": {"type": "integer", "minimum": 8, "maximum": 100000, "default": 512},
+        "max_length": {"type": "integer", "minimum": 8, "maximum": 100000, "default": 512,
+                       "description": "Tokens per window; longer texts are cut into overlapping "
+                                      "windows, never truncated."},
+        "window_overlap": {"type": ["integer", "null"], "minimum": 0, "default": None,
+                           "description": "Tokens shared by consecutive windows (null: a quarter "
+                                          "of a window)."},
         "fp16": {"type": "boolean", "default": False, "description": "Half precision on CUDA."},
+    },
+)
+
+_RETRY = {
+    "type": "object", "additionalProperties": False,
+    "description": "Retries with exponential backoff and jitter on 429, 5xx, throttling, timeouts "
+                   "and dropped connections; a Retry-After from the service is honoured.",
+    "properties": {
+        "max_retries": {"type": "integer", "minimum": 0, "maximum": 100, "default": 6},
+        "backoff_base": {"type": "number", "minimum": 0, "default": 0.5,
+                         "description": "Seconds; attempt n waits up to base·2ⁿ."},
+        "backoff_max": {"type": "number", "minimum": 0, "default": 30,
+                        "description": "Longest wait between attempts, in seconds."},
+        "timeout": {"type": "number", "exclusiveMinimum": 0, "default": 30,
+                    "description": "Seconds per request."},
+    },
+    "default": {},
+}
+_CONCURRENCY = {"type": "integer", "minimum": 1, "maximum": 64, "default": 4,
+                "description": "Requests in flight at once."}
+
+SUTS.add(
+    "azure", lazy("runner.sut.azure:AzureNER"),
+    description="Azure AI Language entity recognition over REST (analyze-text, EntityRecognition); "
+                "endpoint and key from environment variables.",
+    params={
+        "endpoint_env": {"type": "string", "minLength": 1, "default": "AZURE_LANGUAGE_ENDPOINT",
+                         "description": "Variable holding https://NAME.cognitiveservices.azure.com"},
+        "key_env": {"type": "string", "minLength": 1, "default": "AZURE_LANGUAGE_KEY",
+                    "description": "Variable holding the key (never written anywhere)."},
+        "api_version": {"type": "string", "minLength": 1, "default": "2023-04-01"},
+        "model_version": {"type": "string", "minLength": 1, "default": "latest"},
+        "language": {"type": "string", "minLength": 1, "default": "en"},
+        "string_index_type": {"enum": ["UnicodeCodePoint", "Utf16CodeUnit"],
+                              "default": "UnicodeCodePoint"},
+        "batch_size": {"type": "integer", "minimum": 1, "maximum": 5, "default": 5,
+                       "description": "Documents per request (the service takes at most 5)."},
+        "concurrency": _CONCURRENCY,
+        "retry": _RETRY,
+        "label_map": _label_map(AZURE_TO_COMMON),
+        "keep_unmapped": _KEEP_UNMAPPED,
+    },
+)
+SUTS.add(
+    "aws", lazy("runner.sut.aws:ComprehendNER"),
+    description="AWS Comprehend BatchDetectEntities through boto3 (standard credential chain and "
+                "region); needs `pip install -e \".[aws]\"`.",
+    params={
+        "region": {"type": ["string", "null"], "default": None,
+                   "description": "AWS region (null: AWS_REGION / AWS_DEFAULT_REGION / profile)."},
+        "profile": {"type": ["string", "null"], "default": None,
+                    "description": "Named profile of ~/.aws/config (null: the default chain)."},
+        "endpoint_url": {"type": ["string", "null"], "default": None,
+                         "description": "Another endpoint (VPC endpoint, test server)."},
+        "language": {"type": "string", "minLength": 1, "default": "en"},
+        "batch_size": {"type": "integer", "minimum": 1, "maximum": 25, "default": 25,
+                       "description": "Texts per BatchDetectEntities call (at most 25)."},
+        "concurrency": _CONCURRENCY,
+        "retry": _RETRY,
+        "label_map": _label_map(AWS_TO_COMMON),
+        "keep_unmapped": _KEEP_UNMAPPED,
+    },
+)
+SUTS.add(
+    "http", lazy("runner.sut.http_sut:HttpNER"),
+    description="Any JSON endpoint (in-house models): a request template and a mapping from the "
+                "answer to character spans.",
+    required=("response",),
+    params={
+        "url": {"type": ["string", "null"], "default": None, "description": "The endpoint URL."},
+        "url_env": {"type": ["string", "null"], "default": None,
+                    "description": "Or: the variable holding the URL."},
+        "headers": {"type": "object", "additionalProperties": {"type": "string"}, "default": {},
+                    "description": "Extra headers; ${VAR} is replaced by the environment "
+                                   "variable VAR (for tokens, never written anywhere)."},
+        "request": {"default": {"texts": "$texts"},
+                    "description": "JSON body; the string \"$texts\" becomes the list of texts, "
+                                   "\"$text\" the one text (then one text per request)."},
+        "response": {
+            "type": "object", "additionalProperties": False,
+            "description": "Where the spans are in the answer (dotted paths; '' = here).",
+            "properties": {
+                "documents": {"type": "string", "default": "",
+                              "description": "The list with one item per text, in order."},
+                "entities": {"type": "string", "default": "entities",
+                             "description": "Inside one item: its list of entities."},
+                "start": {"type": "string", "default": "start"},
+                "end": {"type": ["string", "null"], "default": "end"},
+                "length": {"type": ["string", "null"], "default": None,
+                           "description": "Used when the answer gives a length, not an end."},
+                "label": {"type": "string", "default": "label"},
+                "text": {"type": ["string", "null"], "default": None,
+                         "description": "The entity's text, to check and repair offsets."},
+                "score": {"type": ["string", "null"], "default": None},
+            },
+        },
+        "offsets": {"enum": ["code_point", "utf16", "utf8"], "default": "code_point",
+                    "description": "What the endpoint's offsets count."},
+        "batch_size": _batch(16),
+        "concurrency": _CONCURRENCY,
+        "retry": _RETRY,
+        "label_map": _label_map(HTTP_TO_COMMON),
+        "keep_unmapped": _KEEP_UNMAPPED,
+    },
+)
+SUTS.add(
+    "flair", lazy("runner.sut.flair_sut:FlairNER"),
+    description="A flair SequenceTagger by name (flair/ner-english, flair/ner-english-ontonotes) "
+                "or local .pt file; needs `pip install -e \".[flair]\"`.",
+    required=("model",),
+    params={
+        "model": {"type": "string", "minLength": 1,
+                  "description": "flair model name or path of a saved tagger (.pt)."},
+        "batch_size": _batch(32),
+        "label_map": _label_map({**CONLL_TO_COMMON, **ONTONOTES_TO_COMMON}),
+        "keep_unmapped": _KEEP_UNMAPPED,
+    },
+)
+SUTS.add(
+    "stanza", lazy("runner.sut.stanza_sut:StanzaNER"),
+    description="A stanza NER pipeline from a local model folder; needs "
+                "`pip install -e \".[stanza]\"`.",
+    params={
+        "lang": {"type": "string", "minLength": 1, "default": "en"},
+        "model_dir": {"type": ["string", "null"], "default": None,
+                      "description": "Folder of stanza resources (null: STANZA_RESOURCES_DIR or "
+                                     "~/stanza_resources)."},
+        "package": {"type": ["string", "null"], "default": None,
+                    "description": "NER package, e.g. ontonotes or conll03 (null: default)."},
+        "ner_model": {"type": ["string", "null"], "default": None,
+                      "description": "A NER model file (.pt) instead of the folder's."},
+        "ner_pretrain": {"type": ["string", "null"], "default": None,
+                         "description": "The word vectors (.pt) that ner_model was trained with."},
+        "tokenizer": {"enum": ["stanza", "spacy"], "default": "stanza",
+                      "description": "spacy: tokenize with spaCy (no stanza tokenizer model)."},
+        "batch_size": _batch(32),
+        "label_map": _label_map({**CONLL_TO_COMMON, **ONTONOTES_TO_COMMON}),
+        "keep_unmapped": _KEEP_UNMAPPED,
     },
 )
 

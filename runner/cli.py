@@ -12,13 +12,15 @@ from typing import Sequence
 from runner import __version__
 from runner.errors import ExitCode, MtrunError
 
-COMMANDS = ("run", "validate", "list", "schema", "models")
+COMMANDS = ("run", "validate", "list", "schema", "report", "diff", "models")
 
 USAGE = """mtrun SUITE.yaml [options]        run a suite (same as `mtrun run SUITE.yaml`)
        mtrun validate SUITE.yaml [...]   check suites without running them
        mtrun list                        the component types a suite can use
-       mtrun models [SUITE.yaml ...]     the models each suite would load, and if they are here
-       mtrun schema [--write]            print (or write) schema/suite.schema.json"""
+       mtrun schema [--write]            print (or write) schema/suite.schema.json
+       mtrun report RESULTS [-o DIR]     re-render every output from a saved results.json
+       mtrun diff OLD NEW [-o DIR]       compare two runs' results.json
+       mtrun models [SUITE.yaml ...]     the models each suite would load, and if they are here"""
 
 EXIT_CODES = """exit codes: 0 within the suite's fail_on thresholds · 1 violations above them ·
 2 interrupted · 3 internal error · 4 usage or suite error · 5 nothing to test"""
@@ -40,6 +42,13 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, help="override the suite's seed")
     run.add_argument("--device", help="override the suite's device (auto, cpu, cuda, cuda:N)")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress bar or summary")
+    run.add_argument("--resume", action="store_true",
+                     help="continue the interrupted run in the output folder (same suite, seed "
+                          "and corpus) without repeating finished cases")
+    run.add_argument("--no-cache", action="store_true",
+                     help="do not read or write the persistent prediction cache")
+    run.add_argument("--dry-run", action="store_true",
+                     help="print how many calls and characters the run would send, send none")
 
     val = sub.add_parser("validate", help="check suites without running them")
     val.add_argument("suites", nargs="+")
@@ -49,6 +58,21 @@ def _parser() -> argparse.ArgumentParser:
     mod.add_argument("suites", nargs="*", help="suite files (default: suites/*.yaml)")
     sch = sub.add_parser("schema", help="print the suite JSON Schema")
     sch.add_argument("--write", action="store_true", help="write schema/suite.schema.json")
+    rep = sub.add_parser("report", help="re-render every output from a saved results.json",
+                         epilog=EXIT_CODES)
+    rep.add_argument("results", help="a results.json written by a run")
+    rep.add_argument("-o", "--out", help="output folder (default: the folder of results.json)")
+    rep.add_argument("--formats", help="comma-separated formats (default: the suite's "
+                                       "report.formats): html, json, junit, markdown")
+    rep.add_argument("-q", "--quiet", action="store_true", help="no summary")
+    dif = sub.add_parser("diff", help="compare two runs' results.json", epilog=EXIT_CODES)
+    dif.add_argument("old", help="results.json of the earlier run")
+    dif.add_argument("new", help="results.json of the later run")
+    dif.add_argument("-o", "--out", help="folder for diff.html (default: the new run's folder)")
+    dif.add_argument("--examples", type=int, default=10,
+                     help="violations listed per section on the console (default 10)")
+    dif.add_argument("--fail-on-new", action="store_true",
+                     help="exit 1 when the new run has violations the old one did not")
     return p
 
 
@@ -73,7 +97,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ExitCode.USAGE_ERROR
     try:
         return int({"run": _run, "validate": _validate, "list": _list,
-                    "schema": _schema, "models": _models}[args.command](args))
+                    "schema": _schema, "report": _report, "diff": _diff,
+                    "models": _models}[args.command](args))
     except MtrunError as exc:
         print(f"mtrun: error: {exc}", file=sys.stderr)
         return int(exc.exit_code)
@@ -168,14 +193,22 @@ def _run(args: argparse.Namespace) -> int:
             raise MtrunError(f"--device: expected auto, cpu, cuda or cuda:N, got {args.device!r}")
         suite.config["device"] = args.device
 
+    if args.dry_run:
+        from runner.plan import dry_run
+
+        print(dry_run(suite, use_cache=not args.no_cache)[0])
+        return ExitCode.OK
+
     from runner.engine import CASES_FILE, Engine
-    from runner.report.writers import console_summary, write_html, write_results_json
+    from runner.report.outputs import write_outputs
+    from runner.report.writers import console_summary
 
     out_dir = suite.report_dir(args.out)
     show = not args.quiet
     progress = Progress(enabled=show and sys.stderr.isatty())
     log = (lambda msg: print(f"mtrun: {msg}", file=sys.stderr)) if show else (lambda msg: None)
-    engine = Engine(suite, out_dir, progress=progress.update, log=log)
+    engine = Engine(suite, out_dir, progress=progress.update, log=log, resume=args.resume,
+                    use_cache=not args.no_cache)
     # Ctrl-C or SIGTERM (a CI timeout, `kill`): finish the batch in progress, then write the
     # partial results. A second signal stops at once.
     def on_signal(signum: int, frame: object) -> None:
@@ -209,13 +242,16 @@ def _run(args: argparse.Namespace) -> int:
     results = engine.results()
     formats = suite.config["report"]["formats"]
     cases = out_dir / CASES_FILE
-    written = []
-    if "json" in formats:
-        written.append(write_results_json(results, cases, out_dir / "results.json"))
-    if "html" in formats:
-        written.append(write_html(results, cases, out_dir / "report.html"))
+    written = write_outputs(results, cases, out_dir, formats)
     if show:
         print(console_summary(results))
+        if results["overall"]["error"]:
+            print(f"{results['overall']['error']} test case(s) could not be judged (error): the "
+                  "system could not be queried; see the report's Errors section")
+        cache = results["stats"]["sut"]["cache"]
+        if "persistent_hits" in cache:
+            print(f"prediction cache {cache['path']}: {cache['persistent_hits']} text(s) answered "
+                  f"without a call, {results['stats']['sut']['texts_sent']} sent")
         for path in written:
             print(f"wrote {path}")
     if crash is not None:
@@ -234,6 +270,56 @@ def _run(args: argparse.Namespace) -> int:
     if th["status"] == "fail":
         for reason in th["reasons"]:
             print(f"mtrun: FAIL: {reason}", file=sys.stderr)
+        return ExitCode.VIOLATIONS
+    return ExitCode.OK
+
+
+def _report(args: argparse.Namespace) -> int:
+    from runner.report.outputs import FILES, load_results, write_outputs
+    from runner.report.writers import console_summary
+
+    source = Path(args.results)
+    results = load_results(source)
+    out_dir = Path(args.out) if args.out else source.parent
+    if args.formats:
+        formats = [f.strip() for f in args.formats.split(",") if f.strip()]
+        unknown = [f for f in formats if f not in FILES]
+        if unknown:
+            raise MtrunError(f"--formats: unknown format {', '.join(map(repr, unknown))}; "
+                             f"available: {', '.join(FILES)}")
+    else:
+        formats = list(results["suite"]["filled"]["report"]["formats"])
+    cases = results.pop("cases")
+    # the input itself is not rewritten when the output folder is its own
+    written = write_outputs(results, cases, out_dir, formats, skip=(source,))
+    if not args.quiet:
+        print(console_summary(results))
+        for path in written:
+            print(f"wrote {path}")
+    th = results["thresholds"]
+    if th["status"] == "fail":
+        for reason in th["reasons"]:
+            print(f"mtrun: FAIL: {reason}", file=sys.stderr)
+        return ExitCode.VIOLATIONS
+    return ExitCode.OK
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from runner.report.diff import compare, console_diff, markdown_diff, write_diff_html
+    from runner.report.outputs import load_results
+
+    old, new = load_results(args.old), load_results(args.new)
+    old["_path"], new["_path"] = args.old, args.new
+    d = compare(old, new)
+    print(console_diff(d, examples=max(args.examples, 0)))
+    out_dir = Path(args.out) if args.out else Path(args.new).parent
+    out_dir.mkdir(parents=True, exist_ok=True)
+    print(f"wrote {write_diff_html(d, out_dir / 'diff.html')}")
+    md = out_dir / "diff.md"
+    md.write_text(markdown_diff(d, examples=max(args.examples, 0)), encoding="utf-8")
+    print(f"wrote {md}")
+    if args.fail_on_new and d["new_violations"]:
+        print(f"mtrun: FAIL: {len(d['new_violations'])} new violation(s)", file=sys.stderr)
         return ExitCode.VIOLATIONS
     return ExitCode.OK
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import platform
 import random
 import sys
@@ -24,9 +25,10 @@ from runner import __version__
 from runner.corpus import CorpusReader
 from runner.models.loading import resolve_device
 from runner.suite import Suite
-from runner.types import Outcome, Sentence, TestCase
+from runner.types import Edit, FollowUp, Outcome, Prediction, Sentence, TestCase, Verdict
 
 CASES_FILE = "cases.jsonl"
+PROGRESS_FILE = "progress.jsonl"  # one line per recorded batch: what --resume continues from
 RESULTS_VERSION = 1
 
 
@@ -56,7 +58,12 @@ def case_rng(seed: int, *parts: str) -> random.Random:
 class Engine:
     def __init__(self, suite: Suite, out_dir: Path, *,
                  progress: Callable[[int, int | None], None] | None = None,
-                 log: Callable[[str], None] = lambda msg: None) -> None:
+                 log: Callable[[str], None] = lambda msg: None,
+                 resume: bool = False, use_cache: bool = True) -> None:
+        self.resume = resume
+        self.use_cache = use_cache
+        self.store = None
+        self.resumed_at: list[int] = []
         self.suite = suite
         self.cfg = suite.config
         self.out_dir = Path(out_dir)
@@ -86,10 +93,14 @@ class Engine:
         # spaCy pipelines run on the CPU here; only torch-based systems resolve `auto` (which
         # imports torch, so it is not done when nothing needs it).
         self.device = "cpu"
-        if sut_type == "hf":
+        if sut_type in ("hf", "flair", "stanza"):
             self.device = sut_cfg["device"] = resolve_device(cfg["device"])
         self.log(f"loading system under test: {sut_type} {sut_cfg.get('model', '')}")
         self.sut = SUTS.get(sut_type).factory(**sut_cfg)
+        self.store = open_cache(cfg, self.sut, enabled=self.use_cache)
+        if self.store is not None:
+            self.sut.store = self.store
+            self.log(f"prediction cache: {self.store.path}")
         self.transformations = []
         for t in cfg["transformations"]:
             params = {k: v for k, v in t.items() if k != "type"}
@@ -120,6 +131,9 @@ class Engine:
             p = cfg["parser"]
             self.log(f"loading parser: {p['type']} {p['model']}")
             self.parser = Parser(p["model"], batch_size=p["batch_size"])
+        from runner.repair.analyzer import ViolationAnalyzer
+
+        self.analyzer = ViolationAnalyzer.from_config(cfg, self.sut, self.log)
 
     def corpus(self) -> CorpusReader:
         c = self.cfg["corpus"]
@@ -138,23 +152,60 @@ class Engine:
         if limits["max_sources"]:
             total = min(total, limits["max_sources"])
         self.total = total
+        resume_key = self.resume_key()
+        state = load_progress(self.out_dir, resume_key) if self.resume else None
         self.build()
         self.out_dir.mkdir(parents=True, exist_ok=True)
         self.status = "running"
         cases_path = self.out_dir / CASES_FILE
-        with cases_path.open("w", encoding="utf-8") as sink:
+        progress_path = self.out_dir / PROGRESS_FILE
+        skip = 0
+        if state is not None:
+            # Continue after the last batch recorded whole; cases written after it (a batch cut
+            # short by a kill) are cut off and that batch is run again.
+            skip = self.sources_done = state["sources_done"]
+            _restore(self.counts, state["counts"])
+            _restore(self.per_transformation, state["per_transformation"])
+            _merge_funnel(self.funnel, state.get("funnel", {}))
+            self.sut.dropped_labels.update(state.get("dropped_labels", {}))
+            self.resumed_at = state.get("resumed_at", []) + [skip]
+            with cases_path.open("ab") as handle:
+                handle.truncate(state["cases_bytes"])
+            with progress_path.open("ab") as handle:
+                handle.truncate(state["progress_bytes"])
+            self.analyzer.restore_from_progress(progress_path)
+            mode = "r+b"
+            self.log(f"resuming after {skip} source(s) already done")
+        else:
+            mode = "wb"
+            progress_path.write_text(json.dumps({"kind": "start", "key": resume_key}) + "\n",
+                                     encoding="utf-8")
+        with cases_path.open(mode) as sink, progress_path.open("a", encoding="utf-8") as marks:
+            sink.seek(0, os.SEEK_END)
+            if state is not None:
+                marks.write(json.dumps({"kind": "resume", "at": skip}) + "\n")
             try:
-                sources = islice(iter(corpus), total)
+                sources = islice(iter(corpus), skip, total)
                 for batch in _batched(sources, limits["batch_size"]):
                     cases, counts, per_transformation = self._run_batch(batch)
                     # A batch is recorded whole: its cases in one write, then its counts.
                     sink.write("".join(json.dumps(c.to_json(), ensure_ascii=False) + "\n"
-                                       for c in cases))
+                                       for c in cases).encode("utf-8"))
                     sink.flush()
+                    os.fsync(sink.fileno())
                     _merge(self.counts, counts)
                     _merge(self.per_transformation, per_transformation)
                     _merge_funnel(self.funnel, self._batch_funnel)
                     self.sources_done += len(batch)
+                    marks.write(json.dumps({
+                        "kind": "batch", "sources_done": self.sources_done,
+                        "cases_bytes": sink.tell(), "counts": _dump(self.counts),
+                        "per_transformation": _dump(self.per_transformation),
+                        "funnel": self.funnel,
+                        "dropped_labels": dict(self.sut.dropped_labels),
+                        "analysis": self.analyzer.checkpoint()}) + "\n")
+                    marks.flush()
+                    os.fsync(marks.fileno())
                     self.progress(self.sources_done, total)
                     if self.stop_requested:
                         raise KeyboardInterrupt
@@ -166,15 +217,32 @@ class Engine:
                 self.finished = time.time()
         return self.results()
 
+    def resume_key(self) -> str:
+        """What must not change between a run and its --resume: the suite as filled (except where
+        the reports go, the source limit, the cache and how a remote system is called) and the
+        corpus's bytes."""
+        cfg = {k: v for k, v in self.cfg.items() if k not in ("report", "cache", "description")}
+        cfg["limits"] = {k: v for k, v in cfg["limits"].items() if k != "max_sources"}
+        cfg["sut"] = {k: v for k, v in cfg["sut"].items() if k not in ("retry", "concurrency")}
+        digest = hashlib.sha256(json.dumps(cfg, sort_keys=True, default=str).encode())
+        with self.suite.corpus_path.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        return digest.hexdigest()
+
     def _run_batch(self, batch: list[Sentence]) -> tuple[list[TestCase], dict, dict]:
         seed = self.cfg["seed"]
         cap = self.cfg["limits"]["max_follow_ups_per_source"]
         counts: dict[tuple[str, str], Counts] = defaultdict(Counts)
         per_transformation: dict[str, Counts] = defaultdict(Counts)
-        predictions = self.sut.predict([s.text for s in batch])
+        predictions = self.sut.predict_outcomes([s.text for s in batch])
         docs = self.parser.parse_many([s.text for s in batch]) if self.parser else [None] * len(batch)
         generated = []
+        cases = []
         for source, prediction, doc in zip(batch, predictions, docs):
+            if not isinstance(prediction, Prediction):  # the system could not be queried
+                cases += self._error_cases(source, prediction.reason, counts, per_transformation)
+                continue
             for t in self.transformations:
                 rng = case_rng(seed, source.id, source.text, t.name)
                 generated.append((source, prediction, t, t.generate(source, prediction, rng, doc)))
@@ -192,15 +260,21 @@ class Engine:
                 c.applicable += bool(follow_ups)
                 c.follow_ups += len(follow_ups)
             groups += [(source, prediction, f, k) for k, f in enumerate(follow_ups)]
-        follow_up_predictions = self.sut.predict([g[2].text for g in groups])
-        cases = []
+        follow_up_predictions = self.sut.predict_outcomes([g[2].text for g in groups])
         for (source, prediction, follow_up, k), fp in zip(groups, follow_up_predictions):
             expected = tuple(img for img in map(follow_up.edit.map_span, prediction.spans)
                              if img is not None)
+            failure = None if isinstance(fp, Prediction) else fp.reason
+            if failure is not None:
+                fp = Prediction(())
             for rel in self.relations[follow_up.transformation]:
-                verdict = rel.check(source_text=source.text, follow_up=follow_up,
-                                    source_prediction=prediction, follow_up_prediction=fp,
-                                    expected=expected)
+                if failure is not None:  # neither pass nor fail
+                    verdict = Verdict(Outcome.ERROR, f"the system could not be queried about "
+                                                     f"the follow-up: {failure}")
+                else:
+                    verdict = rel.check(source_text=source.text, follow_up=follow_up,
+                                        source_prediction=prediction, follow_up_prediction=fp,
+                                        expected=expected)
                 counts[(follow_up.transformation, rel.name)].outcomes[verdict.outcome.value] += 1
                 cases.append(TestCase(
                     id=f"{source.id}/{follow_up.transformation}/{k}/{rel.name}", source=source,
@@ -208,6 +282,9 @@ class Engine:
                     follow_up_prediction=fp, expected=expected, verdict=verdict))
         for (t, _), c in counts.items():
             self._batch_funnel[t]["violations"] += c.outcomes["fail"]
+        # Error categories for every violation; repair and gold metrics when configured.
+        self.analyzer.observe(batch, predictions)
+        cases = self.analyzer.process(cases)
         return cases, counts, per_transformation
 
     def _filter(self, generated: list[tuple]) -> tuple[list[tuple], dict[str, dict[str, Any]]]:
@@ -235,6 +312,27 @@ class Engine:
             generated = [(s, p, t, [f for j, f in enumerate(fs) if j not in drop.get(n, ())])
                          for n, (s, p, t, fs) in enumerate(generated)]
         return generated, funnel
+
+    def _error_cases(self, source: Sentence, reason: str, counts: dict,
+                     per_transformation: dict) -> list[TestCase]:
+        """One ``error`` case per (transformation, relation) for a source the system could not
+        be asked about: no follow-up can be made from it, and it is not silently dropped."""
+        out = []
+        for t in self.transformations:
+            per_transformation[t.name].sources += 1
+            follow_up = FollowUp(source.text, Edit(source.text, ()), t.name,
+                                 {"not_generated": "the source has no prediction"})
+            for rel in self.relations[t.name]:
+                c = counts[(t.name, rel.name)]
+                c.sources += 1
+                c.outcomes[Outcome.ERROR.value] += 1
+                out.append(TestCase(
+                    id=f"{source.id}/{t.name}/-/{rel.name}", source=source, follow_up=follow_up,
+                    relation=rel.name, source_prediction=Prediction(()),
+                    follow_up_prediction=Prediction(()), expected=(),
+                    verdict=Verdict(Outcome.ERROR, "the system could not be queried about the "
+                                                   f"source: {reason}")))
+        return out
 
     # -- results ---------------------------------------------------------------------------
     def model_components(self) -> list[dict[str, Any]]:
@@ -281,6 +379,7 @@ class Engine:
                 "duration_s": round(self.finished - self.started, 3),
                 "seed": self.cfg["seed"], "device": self.device,
                 "sources_total": self.total, "sources_done": self.sources_done,
+                **({"resumed_at": self.resumed_at} if self.resumed_at else {}),
             },
             "versions": _versions(),
             "components": {
@@ -300,6 +399,7 @@ class Engine:
             "relations": relations,
             "overall": overall,
             "thresholds": evaluate_thresholds(self.cfg["report"]["fail_on"], overall, relations),
+            **(self.analyzer.results() if getattr(self, "analyzer", None) else {}),
         }
 
 
@@ -324,6 +424,65 @@ def _merge(into: dict, part: dict) -> None:
         t.follow_ups += c.follow_ups
         for k, v in c.outcomes.items():
             t.outcomes[k] += v
+
+
+def _dump(counts: dict) -> list[list[Any]]:
+    return [[list(k) if isinstance(k, tuple) else k, c.sources, c.applicable, c.follow_ups,
+             c.outcomes] for k, c in counts.items()]
+
+
+def _restore(into: dict, dumped: list[list[Any]]) -> None:
+    for key, sources, applicable, follow_ups, outcomes in dumped:
+        c = into[tuple(key) if isinstance(key, list) else key]
+        c.sources, c.applicable, c.follow_ups = sources, applicable, follow_ups
+        c.outcomes.update(outcomes)
+
+
+def load_progress(out_dir: Path, key: str) -> dict[str, Any]:
+    """The last batch recorded whole in ``out_dir``; refuses a folder made by another suite,
+    seed or corpus (its cases could not be continued into the same results)."""
+    from runner.errors import MtrunError
+
+    path = Path(out_dir) / PROGRESS_FILE
+    if not path.exists():
+        raise MtrunError(f"--resume: nothing to resume in {out_dir} (no {PROGRESS_FILE}); run "
+                         "without --resume to start")
+    lines, good_bytes = [], 0
+    for raw in path.read_bytes().splitlines(keepends=True):
+        try:
+            if not raw.endswith(b"\n"):
+                raise ValueError("no line end")
+            lines.append(json.loads(raw))
+        except ValueError:
+            break  # a line cut short by a kill: everything after it is not recorded
+        good_bytes += len(raw)
+    if not lines or lines[0].get("kind") != "start":
+        raise MtrunError(f"--resume: {path} is not an mtrun progress file")
+    if lines[0].get("key") != key:
+        raise MtrunError(f"--resume: the run in {out_dir} was made with another suite "
+                         "configuration, seed or corpus; resume it with the same ones, or run "
+                         "without --resume (or with another -o folder) to start again")
+    batches = [ln for ln in lines if ln.get("kind") == "batch"]
+    resumes = [ln["at"] for ln in lines if ln.get("kind") == "resume"]
+    state = batches[-1] if batches else {"sources_done": 0, "cases_bytes": 0, "counts": [],
+                                         "per_transformation": []}
+    state["resumed_at"] = resumes
+    state["progress_bytes"] = good_bytes
+    return state
+
+
+def open_cache(cfg: dict[str, Any], sut: Any, *, enabled: bool = True) -> Any:
+    """The persistent prediction cache the suite asks for (``cache.enabled``: ``auto`` = for
+    remote, paid systems only), or None."""
+    c = cfg.get("cache") or {}
+    wanted = c.get("enabled", "auto")
+    if wanted == "auto":
+        wanted = bool(getattr(sut, "remote", False))
+    if not enabled or not wanted:
+        return None
+    from runner.sut.cache import PersistentCache
+
+    return PersistentCache(Path(c.get("path") or ".mtrun-cache/predictions.sqlite"))
 
 
 def _batched(items: Iterable[Sentence], n: int) -> Iterator[list[Sentence]]:

@@ -104,10 +104,18 @@ def build_schema() -> dict[str, Any]:
             },
             "repair": _section({
                 "enabled": {"type": "boolean", "default": False},
+                "candidates": {"enum": ["masked_lm", "corpus"], "default": "masked_lm",
+                               "description": "Where mutant entities come from: masked_lm (TIN: "
+                                              "each word/sub-word masked, raw logits) or corpus "
+                                              "(entities seen elsewhere in the corpus, scored by "
+                                              "the masked LM's standardised logit)."},
                 "masked_lm": {"type": "string", "default": "bert-base-cased"},
+                "encoder": {"type": "string", "default": "bert-base-cased",
+                            "description": "Contextual embeddings for SThreshold."},
                 "top_k": {"type": "integer", "minimum": 1, "default": 10},
-                "PThreshold": {"type": "number", "default": 5.5,
-                               "description": "Minimum raw logit of a candidate."},
+                "PThreshold": {"type": "number", "minimum": 0, "default": 5.5,
+                               "description": "Minimum score p of a candidate: the raw logit "
+                                              "(masked_lm) or the standardised logit (corpus)."},
                 "SThreshold": {**unit, "minimum": -1, "default": 0.45},
                 "k": {"type": "number", "default": 2.5},
                 "alpha": {"type": "number", "minimum": 0, "default": 0.2},
@@ -118,7 +126,10 @@ def build_schema() -> dict[str, Any]:
                         "description": "Output folder (default reports/<name>, relative to the "
                                        "working directory)."},
                 "formats": {"type": "array", "minItems": 1, "uniqueItems": True,
-                            "items": {"enum": ["html", "json"]}, "default": ["html", "json"]},
+                            "items": {"enum": ["html", "json", "junit", "markdown"]},
+                            "default": ["html", "json", "junit", "markdown"],
+                            "description": "html: report.html · json: results.json · junit: "
+                                           "junit.xml · markdown: summary.md (PR comments)."},
                 "max_violations_shown": {"type": "integer", "minimum": 0, "default": 2000},
                 "fail_on": _section({
                     "max_violation_rate": {"type": ["number", "null"], "minimum": 0,
@@ -127,6 +138,16 @@ def build_schema() -> dict[str, Any]:
                                   "default": {}},
                 }, description="Exit 1 when a violation rate exceeds these."),
             }),
+            "cache": _section({
+                "enabled": {"enum": ["auto", True, False], "default": "auto",
+                            "description": "Persistent prediction cache: auto = for remote, paid "
+                                           "systems (azure, aws, http) only."},
+                "path": {"type": "string", "minLength": 1,
+                         "default": ".mtrun-cache/predictions.sqlite",
+                         "description": "SQLite file, relative to the working directory; shared "
+                                        "by every suite that names it."},
+            }, description="Answers of the system under test kept across runs (`--no-cache` "
+                           "turns it off for one run)."),
             "limits": _section({
                 "max_sources": {"type": ["integer", "null"], "minimum": 1, "default": None},
                 "max_follow_ups_per_source": {"type": "integer", "minimum": 1, "default": 20,

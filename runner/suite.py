@@ -100,7 +100,12 @@ def _parse_yaml(text: str, filename: str) -> tuple[Any, dict[Path_, tuple[int, i
         data = None if node is None else _construct(loader, node, (), marks, filename)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        problem = " ".join(p for p in (exc.context, exc.problem) if p)
+        context = exc.context or ""
+        if context and exc.context_mark is not None and exc.context_mark is not mark:
+            # where the unclosed bracket or block began is usually where the mistake is
+            context += (f" (started at line {exc.context_mark.line + 1}, column "
+                        f"{exc.context_mark.column + 1})")
+        problem = "; ".join(p for p in (context, exc.problem) if p)
         raise SuiteError(f"invalid YAML: {problem}", file=filename,
                          line=mark.line + 1 if mark else None,
                          column=mark.column + 1 if mark else None) from None
@@ -196,8 +201,8 @@ def _explain(err: Any, data: dict, marks: dict) -> list[tuple[int | None, int | 
     if v == "type":
         expected = err.validator_value
         expected = " or ".join(expected) if isinstance(expected, list) else expected
-        return [(line, col, f"{prefix}expected {_article(expected)}, got {_yaml_type(inst)} "
-                            f"{_short(inst)}")]
+        got = "null" if inst is None else f"{_yaml_type(inst)} {_short(inst)}"
+        return [(line, col, f"{prefix}expected {_article(expected)}, got {got}")]
     if v in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
         sign = {"minimum": "≥", "maximum": "≤", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}[v]
         return [(line, col, f"{prefix}must be {sign} {err.validator_value}, got {inst!r}")]
@@ -264,6 +269,14 @@ def _cross_check(suite: Suite) -> None:
                 raise suite.error(f"no relation checks transformation {t!r}; add it to a "
                                   "relation's applies_to or remove it", ("transformations", i))
 
+    relation_names = [r["type"] for r in cfg["relations"]]
+    for rel in cfg["report"]["fail_on"]["relations"]:
+        if rel not in relation_names:
+            raise suite.error(f"threshold for relation {rel!r}, which this suite does not check; "
+                              f"its relations: {', '.join(relation_names)}",
+                              ("report", "fail_on", "relations", rel, "<key>"),
+                              hint=_close(rel, relation_names))
+
     filter_types: set[str] = set()
     for i, flt in enumerate(cfg["filters"]):
         if flt["type"] in filter_types:
@@ -293,9 +306,6 @@ def _cross_check(suite: Suite) -> None:
         if t["type"] == "phrase_np" and t.get("source") == "sense2vec" and not t.get("sense2vec"):
             raise suite.error("source sense2vec needs the `sense2vec:` folder of its vectors",
                               ("transformations", i, "source"))
-    if cfg["repair"]["enabled"]:
-        raise suite.error("repair is not available in this version of mtrun; set enabled: false "
-                          "(its parameters are already accepted)", ("repair", "enabled"))
 
     fmt = cfg["corpus"]["format"]
     corpus = suite.corpus_path

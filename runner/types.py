@@ -188,6 +188,10 @@ class Verdict:
     reason: str = ""
     # Entity-level differences, e.g. [{"text": "Paris", "source": "LOCATION", "follow_up": None}]
     differences: tuple[dict[str, Any], ...] = ()
+    # Error categories of a violation (omission, over-labeling, incorrect category, range error)
+    # and what they were judged against ("gold", "repair" or "predictions").
+    categories: tuple[str, ...] = ()
+    categories_basis: str = ""
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {"outcome": self.outcome.value}
@@ -195,6 +199,9 @@ class Verdict:
             d["reason"] = self.reason
         if self.differences:
             d["differences"] = list(self.differences)
+        if self.categories_basis:
+            d["categories"] = list(self.categories)
+            d["categories_basis"] = self.categories_basis
         return d
 
 
@@ -212,6 +219,8 @@ class TestCase:
     follow_up_prediction: Prediction
     expected: tuple[Span, ...]
     verdict: Verdict
+    repair: dict[str, Any] | None = None     # R(s), R(s′) and the scores that decided them
+    gold: dict[str, Any] | None = None       # gold evaluation of the violation
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -232,6 +241,10 @@ class TestCase:
         }
         if self.source.gold is not None:
             d["source"]["gold"] = [s.to_json() for s in self.source.gold]
+        if self.repair is not None:
+            d["repair"] = self.repair
+        if self.gold is not None:
+            d["gold"] = self.gold
         return d
 
 

@@ -76,11 +76,31 @@ def test_sample_run_writes_consistent_results(sample_run):
     assert "structural_question" in proc.stdout and "entity_shuffle" in proc.stdout
 
 
+def test_sample_outputs_match_their_formats(sample_run):
+    """results.json (every case) against schema/results.schema.json; junit.xml against the JUnit
+    XSD, one test case per transformation × relation."""
+    import jsonschema
+    import xmlschema
+
+    from runner.report.outputs import RESULTS_SCHEMA_PATH
+
+    _, out = sample_run
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    schema = json.loads(RESULTS_SCHEMA_PATH.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator(schema).validate(results)
+    xmlschema.XMLSchema(str(ROOT / "tests" / "data" / "junit.xsd")).validate(str(out / "junit.xml"))
+    junit = (out / "junit.xml").read_text(encoding="utf-8")
+    assert junit.count("<testcase ") == len(results["summary"])
+    assert (out / "summary.md").read_text(encoding="utf-8").startswith("### mtrun · ner\\_spacy")
+
+
 def test_sample_report_shows_counts_and_a_violation(sample_run):
     _, out = sample_run
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
     html = (out / "report.html").read_text(encoding="utf-8")
-    assert "<script" not in html.lower()           # self-contained, works with JavaScript off
+    # self-contained: only the report's own inline scripts (the page reads with JavaScript off)
+    assert re.findall(r"<script\b[^>]*>", html) == ['<script type="application/json" id="mtrun-index">',
+                                                    "<script>"]
     assert not re.search(r"(src|href)=\"https?://", html)  # no external assets
     for row in results["summary"]:
         assert f"<td>{row['transformation']}</td><td>{row['relation']}</td>" in html
@@ -90,7 +110,7 @@ def test_sample_report_shows_counts_and_a_violation(sample_run):
     assert f"Violations ({len(fails)})" in html
     first = fails[0]
     block = html[html.index(f'id="{first["id"]}"'):]
-    block = block[:block.index('<div class="case"', 10) if '<div class="case"' in block[10:] else len(block)]
+    block = block[:block.index("</details>")]  # the row: its side-by-side view
     for ent in first["source"]["entities"]:
         assert f'class="ent ent-{ent["label"]}' in block or f'<span class="lab">{ent["label"]}</span>' in block
     for d in first["verdict"]["differences"]:
@@ -127,6 +147,11 @@ def test_hostile_text_is_rendered_as_text(tmp_path, monkeypatch):
     results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     assert results["cases"][0]["source"]["text"] == HOSTILE
     assert results["overall"]["fail"] == 1
+    # the CI outputs carry it as text too
+    junit = (tmp_path / "out" / "junit.xml").read_text(encoding="utf-8")
+    assert "<script>" not in junit and "&lt;script&gt;alert" in junit and "🎉" in junit
+    md = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
+    assert "<script" not in md and "&lt;script&gt;alert" in md and "🎉" in md
 
 
 def test_nothing_to_test_exits_5(tmp_path):

@@ -4,9 +4,14 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterable, Iterator, Union
+
+from markupsafe import Markup
 
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent.parent / "templates"
+
+# Where a writer reads the cases from: cases.jsonl, a function returning them, or a list.
+CaseSource = Union[Path, Callable[[], Iterable[dict[str, Any]]], Iterable[dict[str, Any]]]
 
 
 def iter_cases(cases_path: Path) -> Iterator[dict[str, Any]]:
@@ -18,17 +23,22 @@ def iter_cases(cases_path: Path) -> Iterator[dict[str, Any]]:
                 yield json.loads(line)
 
 
-def write_results_json(results: dict[str, Any], cases_path: Path, out_path: Path) -> Path:
+def write_results_json(results: dict[str, Any], cases: "CaseSource", out_path: Path) -> Path:
     """results.json = the run's results with every test case, streamed from cases.jsonl (the file
-    is never held in memory whole). Written to a temporary file, then renamed: a reader never sees
-    half a file."""
-    head = json.dumps(results, ensure_ascii=False, indent=1, default=str)
+    is never held in memory whole) or from another case source. Written to a temporary file, then
+    renamed: a reader never sees half a file."""
+    head = json.dumps({k: v for k, v in results.items() if k != "cases"},
+                      ensure_ascii=False, indent=1, default=str)
+    if isinstance(cases, Path):
+        lines: Iterable[str] = (line.strip() for line in
+                                (cases.open(encoding="utf-8") if cases.exists() else ()))
+    else:
+        lines = (json.dumps(c, ensure_ascii=False) for c in cases_of(cases))
     tmp = out_path.with_suffix(".json.tmp")
     with tmp.open("w", encoding="utf-8") as out:
         out.write(head[:-1].rstrip() + ',\n "cases": [')
         first = True
-        for line in (cases_path.open(encoding="utf-8") if cases_path.exists() else ()):
-            line = line.strip()
+        for line in lines:
             if line:
                 out.write("\n  " if first else ",\n  ")
                 out.write(line)
@@ -92,42 +102,116 @@ def _changed_ranges(case: dict[str, Any]) -> tuple[list[tuple[int, int]], list[t
 
 def violation_view(case: dict[str, Any]) -> dict[str, Any]:
     src_changed, tgt_changed = _changed_ranges(case)
-    return {
+    verdict = case["verdict"]
+    types = sorted({e["label"] for side in ("source", "follow_up")
+                    for e in case[side]["entities"]})
+    view = {
         "id": case["id"], "origin": case.get("origin", ""),
         "transformation": case["transformation"], "relation": case["relation"],
-        "reason": case["verdict"].get("reason", ""),
-        "differences": case["verdict"].get("differences", []),
+        "reason": verdict.get("reason", ""),
+        "differences": verdict.get("differences", []),
+        "categories": list(verdict.get("categories") or []),
+        "categories_basis": verdict.get("categories_basis", ""),
+        "types": types,
+        "source_text": case["source"]["text"], "follow_up_text": case["follow_up"]["text"],
         "source": segments(case["source"]["text"], case["source"]["entities"], src_changed),
         "follow_up": segments(case["follow_up"]["text"], case["follow_up"]["entities"], tgt_changed),
         "meta": case["follow_up"].get("meta", {}),
+        "repair": case.get("repair"),
+        "gold": case.get("gold"),
     }
+    return view
 
 
-def write_html(results: dict[str, Any], cases_path: Path, out_path: Path) -> Path:
+def script_json(data: Any) -> str:
+    """JSON that is safe inside ``<script type="application/json">``: no character of it can end
+    the element or start markup (``<``, ``>``, ``&`` escaped) and no line separator breaks a
+    script that evaluates it (U+2028, U+2029 escaped). ``JSON.parse`` gives back the same data."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
+    return (text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+def _environment():
     from jinja2 import Environment, FileSystemLoader, select_autoescape
 
     env = Environment(loader=FileSystemLoader(str(TEMPLATES_DIR)),
                       autoescape=select_autoescape(["html", "j2"], default=True),
                       trim_blocks=True, lstrip_blocks=True)
     env.filters["pct"] = lambda v: "–" if v is None else f"{v:.1%}"
+    env.filters["script_json"] = lambda v: Markup(script_json(v))
+    return env
+
+
+def _write_text(text: str, out_path: Path) -> Path:
+    tmp = out_path.with_name(out_path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, out_path)
+    return out_path
+
+
+def cases_of(source: "CaseSource") -> Iterator[dict[str, Any]]:
+    """Cases from a cases.jsonl path, a callable returning an iterator, or a list."""
+    if isinstance(source, Path):
+        return iter_cases(source)
+    if callable(source):
+        return iter(source())
+    return iter(source)
+
+
+def relation_checks(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """The first screen's rows: overall, then each relation, with its threshold (if any)."""
+    fail_on = results["suite"]["filled"]["report"].get("fail_on", {}) or {}
+    rows = [{"scope": "overall", "rate": results["overall"]["violation_rate"],
+             "max": fail_on.get("max_violation_rate"), "fail": results["overall"]["fail"],
+             "judged": results["overall"]["pass"] + results["overall"]["fail"]}]
+    for rel, c in results.get("relations", {}).items():
+        rows.append({"scope": rel, "rate": c["violation_rate"],
+                     "max": (fail_on.get("relations") or {}).get(rel),
+                     "fail": c["fail"], "judged": c["pass"] + c["fail"]})
+    for row in rows:
+        row["status"] = ("none" if row["max"] is None else
+                         "pass" if row["rate"] is None or row["rate"] <= row["max"] else "fail")
+    return rows
+
+
+def write_html(results: dict[str, Any], cases: "CaseSource", out_path: Path) -> Path:
+    from runner.report.charts import charts
+
+    env = _environment()
     limit = results["suite"]["filled"]["report"]["max_violations_shown"]
-    violations, n_violations, labels = [], 0, set()
-    for case in iter_cases(cases_path):
+    violations, n_violations, labels, categories = [], 0, set(), set()
+    errors = []
+    for case in cases_of(cases):
+        if case["verdict"]["outcome"] == "error" and len(errors) < limit:
+            errors.append({"id": case["id"], "reason": case["verdict"].get("reason", ""),
+                           "text": case["follow_up"]["text"]})
         if case["verdict"]["outcome"] != "fail":
             continue
         n_violations += 1
         if len(violations) < limit:
             view = violation_view(case)
             violations.append(view)
-            for side in ("source", "follow_up"):
-                labels.update(seg["label"] for seg in view[side] if seg["label"])
+            labels.update(view["types"])
+            categories.update(view["categories"])
+    transformations = sorted({v["transformation"] for v in violations})
+    relations = sorted({v["relation"] for v in violations})
+    # What the page's script filters and sorts on, one entry per table row (same order).
+    index = {
+        "transformations": transformations, "relations": relations,
+        "categories": sorted(categories), "types": sorted(labels),
+        "rows": [[v["id"], transformations.index(v["transformation"]),
+                  relations.index(v["relation"]), v["categories"], v["types"],
+                  len(v["differences"])] for v in violations],
+        "overall": results["overall"], "thresholds": results["thresholds"],
+    }
     html = env.get_template("report.html.j2").render(
         r=results, violations=violations, n_violations=n_violations, shown_limit=limit,
-        labels=sorted(labels))
-    tmp = out_path.with_suffix(".html.tmp")
-    tmp.write_text(html, encoding="utf-8")
-    os.replace(tmp, out_path)
-    return out_path
+        labels=sorted(labels), checks=relation_checks(results), charts=charts(results),
+        index=index, filters={"transformation": transformations, "relation": relations,
+                              "category": sorted(categories), "type": sorted(labels)},
+        errors=errors)
+    return _write_text(html, out_path)
 
 
 # -- console -----------------------------------------------------------------------------------
@@ -143,6 +227,9 @@ def console_summary(results: dict[str, Any]) -> str:
     rows.append(["all", "", o["sources"], "", o["follow_ups"], o["pass"], o["fail"],
                  o["skip"] + o["error"],
                  "–" if o["violation_rate"] is None else f"{o['violation_rate']:.1%}"])
-    return tabulate(rows, headers=["transformation", "relation", "sources", "applicable",
-                                   "follow-ups", "pass", "violations", "skip/error", "rate"],
-                    tablefmt="simple")
+    table = tabulate(rows, headers=["transformation", "relation", "sources", "applicable",
+                                    "follow-ups", "pass", "violations", "skip/error", "rate"],
+                     tablefmt="simple")
+    from runner.repair.summary import console_lines
+
+    return "\n".join([table, *console_lines(results)])

@@ -4,7 +4,8 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter, OrderedDict
-from typing import Any, ClassVar, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Iterator, Mapping, Sequence
 
 from runner.types import Prediction, Span
 
@@ -22,6 +23,25 @@ ONTONOTES_TO_COMMON: dict[str, str | None] = {
 }
 CONLL_TO_COMMON: dict[str, str | None] = {
     "PER": "PERSON", "LOC": "LOCATION", "ORG": "ORGANIZATION", "MISC": "MISC",
+}
+
+# Azure AI Language NER categories (the subcategory, e.g. Location/GPE, is not used for the map).
+AZURE_TO_COMMON: dict[str, str | None] = {
+    "Person": "PERSON", "Location": "LOCATION", "Organization": "ORGANIZATION",
+    "Event": "MISC", "Product": "MISC",
+    "PersonType": None, "Skill": None, "Address": None, "PhoneNumber": None, "Email": None,
+    "URL": None, "IP": None, "DateTime": None, "Quantity": None,
+}
+# AWS Comprehend DetectEntities types.
+AWS_TO_COMMON: dict[str, str | None] = {
+    "PERSON": "PERSON", "LOCATION": "LOCATION", "ORGANIZATION": "ORGANIZATION",
+    "COMMERCIAL_ITEM": "MISC", "EVENT": "MISC", "TITLE": "MISC", "OTHER": "MISC",
+    "DATE": None, "QUANTITY": None,
+}
+# A JSON endpoint's labels: both the CoNLL and the spelled-out names.
+HTTP_TO_COMMON: dict[str, str | None] = {
+    "PER": "PERSON", "PERSON": "PERSON", "LOC": "LOCATION", "LOCATION": "LOCATION",
+    "ORG": "ORGANIZATION", "ORGANIZATION": "ORGANIZATION", "MISC": "MISC",
 }
 
 RawSpan = tuple[int, int, str, "float | None"]  # start, end (character offsets), raw label, score
@@ -61,6 +81,7 @@ class SystemUnderTest:
     and :meth:`describe`. Everything else — label mapping, caching, batching — lives here."""
 
     name: ClassVar[str]
+    remote: ClassVar[bool] = False  # a paid or rate-limited service: persistent cache on by default
 
     def __init__(self, *, label_map: Mapping[str, str | None], keep_unmapped: bool = False,
                  batch_size: int = 32, cache: PredictionCache | None = None, **params: Any) -> None:
@@ -72,6 +93,11 @@ class SystemUnderTest:
         self.dropped_labels: Counter[str] = Counter()
         self.calls = 0          # batched calls to the underlying model or service
         self.texts_sent = 0     # texts actually sent (cache misses)
+        self.store: Any = None  # the persistent cache (runner.sut.cache.PersistentCache) or None
+        self.persistent_hits = 0
+        self.failed_texts = 0   # texts whose call still failed after retries
+        self.concurrency = 1    # chunks sent at once (remote systems raise it)
+        self.unaligned_spans = 0  # entities whose text is nowhere in the sentence (dropped)
 
     # -- to implement ----------------------------------------------------------------------
     def _predict_raw(self, texts: Sequence[str]) -> list[list[RawSpan]]:
@@ -100,24 +126,89 @@ class SystemUnderTest:
             spans.append(Span(start, end, common, label, score))
         return Prediction(tuple(sorted(spans)))
 
+    def raw_fingerprint(self) -> str:
+        """The key of the persistent cache: what the system is, without the suite's label map
+        (raw answers are stored, so another label map reuses them). Never holds a secret."""
+        payload = json.dumps({"sut": self.describe()}, sort_keys=True, default=str)
+        return hashlib.sha256(payload.encode()).hexdigest()[:32]
+
     def predict(self, texts: Sequence[str]) -> list[Prediction]:
-        """Predictions for ``texts`` in order; cached texts are not sent again, duplicates once."""
+        """Predictions for ``texts`` in order; cached texts are not sent again, duplicates once.
+        Raises :class:`~runner.sut.remote.SUTCallError` when a text could not be predicted."""
+        from runner.sut.remote import SUTCallError
+
+        out = self.predict_outcomes(texts)
+        for p in out:
+            if isinstance(p, SUTFailure):
+                raise SUTCallError(p.reason)
+        return out  # type: ignore[return-value]
+
+    def predict_outcomes(self, texts: Sequence[str]) -> list["Prediction | SUTFailure"]:
+        """Like :meth:`predict`, but a text whose call still failed after the system's retries
+        gives a :class:`SUTFailure` in its place instead of stopping the run. Failures are not
+        cached: a later run (or ``--resume``) asks again."""
+        from runner.sut.remote import SUTCallError
+
         fp = self.fingerprint_cached
         out: list[Prediction | None] = [self.cache.get((fp, t)) for t in texts]
         todo = list(dict.fromkeys(t for t, p in zip(texts, out) if p is None))
-        fresh: dict[str, Prediction] = {}
-        for i in range(0, len(todo), self.batch_size):
-            chunk = todo[i:i + self.batch_size]
-            raw = self._predict_raw(chunk)
+        fresh: dict[str, Prediction | SUTFailure] = {}
+        if self.store is not None and todo:
+            raw_fp = self.raw_fingerprint_cached
+            for text, raw in self.store.get_many(raw_fp, todo).items():
+                fresh[text] = pred = self._map(raw)
+                self.cache.put((fp, text), pred)
+                self.persistent_hits += 1
+            todo = [t for t in todo if t not in fresh]
+        chunks = [todo[i:i + self.batch_size] for i in range(0, len(todo), self.batch_size)]
+        for chunk, (n_calls, raw) in self._call_chunks(chunks):
+            self.calls += n_calls
+            self.texts_sent += len(chunk)
             if len(raw) != len(chunk):
                 raise RuntimeError(f"{self.name}: {len(raw)} predictions for {len(chunk)} texts")
-            self.calls += 1
-            self.texts_sent += len(chunk)
+            answers = {}
             for text, r in zip(chunk, raw):
+                if isinstance(r, SUTCallError):
+                    fresh[text] = SUTFailure(str(r))
+                    continue
                 _check_offsets(self.name, text, r)
                 fresh[text] = pred = self._map(r)
                 self.cache.put((fp, text), pred)
+                answers[text] = r
+            if self.store is not None:
+                self.store.put_many(self.raw_fingerprint_cached, answers)
+        self.failed_texts += sum(isinstance(p, SUTFailure) for p in fresh.values())
         return [p if p is not None else fresh[t] for t, p in zip(texts, out)]
+
+    def _call_chunks(self, chunks: list[list[str]]) -> Iterator[tuple[list[str], tuple[int, list]]]:
+        """(chunk, (calls made, one answer or SUTCallError per text)) in order, with up to
+        ``concurrency`` chunks in flight. A chunk that fails for good (not by throttling: asking
+        a throttling service more often does not help) is split in halves and each half asked
+        again, so one text the service cannot take does not fail its neighbours."""
+        from runner.sut.remote import SUTCallError
+
+        def call(chunk: list[str]) -> tuple[int, list]:
+            try:
+                return 1, list(self._predict_raw(chunk))
+            except SUTCallError as exc:
+                if len(chunk) == 1 or not exc.splittable:
+                    return 1, [exc] * len(chunk)
+                mid = len(chunk) // 2
+                n1, a = call(chunk[:mid])
+                n2, b = call(chunk[mid:])
+                return 1 + n1 + n2, a + b
+
+        if self.concurrency <= 1 or len(chunks) <= 1:
+            for chunk in chunks:
+                yield chunk, call(chunk)
+            return
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor(max_workers=min(self.concurrency, len(chunks)))
+        try:
+            yield from zip(chunks, pool.map(call, chunks))
+        finally:  # on Ctrl-C: requests not started yet are never sent
+            pool.shutdown(wait=True, cancel_futures=True)
 
     @property
     def fingerprint_cached(self) -> str:
@@ -126,9 +217,35 @@ class SystemUnderTest:
             fp = self._fp = self.fingerprint()
         return fp
 
+    @property
+    def raw_fingerprint_cached(self) -> str:
+        fp = getattr(self, "_raw_fp", None)
+        if fp is None:
+            fp = self._raw_fp = self.raw_fingerprint()
+        return fp
+
     def stats(self) -> dict[str, Any]:
-        return {"calls": self.calls, "texts_sent": self.texts_sent, "cache": self.cache.stats(),
-                "dropped_labels": dict(self.dropped_labels.most_common())}
+        cache: dict[str, Any] = self.cache.stats()
+        if self.store is not None:
+            cache.update(persistent_hits=self.persistent_hits,
+                         **self.store.stats(self.raw_fingerprint_cached))
+        out = {"calls": self.calls, "texts_sent": self.texts_sent, "cache": cache,
+               "dropped_labels": dict(self.dropped_labels.most_common())}
+        if self.failed_texts:
+            out["failed_texts"] = self.failed_texts
+        if self.unaligned_spans:
+            out["unaligned_spans"] = self.unaligned_spans
+        policy = getattr(self, "policy", None)
+        if policy is not None:
+            out["retries"] = policy.retries
+        return out
+
+
+@dataclass(frozen=True)
+class SUTFailure:
+    """In place of a prediction: the system could not be queried about this text."""
+
+    reason: str
 
 
 def _check_offsets(name: str, text: str, raw: list[RawSpan]) -> None:

@@ -1,0 +1,114 @@
+"""JUnit XML for CI servers: ``testsuites/testsuite/testcase/failure``.
+
+One ``testcase`` per transformation × relation (classname = the transformation, name = the
+relation). A test case fails when its violation rate exceeds the limit that applies to it: the
+relation's threshold in ``report.fail_on.relations``, else ``report.fail_on.max_violation_rate``,
+else 0 (any violation fails it). The failure carries the first violations as examples. A row with
+no judged case is ``skipped``; cases the system could not answer are counted in ``system-out``.
+"""
+from __future__ import annotations
+
+import os
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+from runner.report.writers import CaseSource, cases_of
+
+EXAMPLES_PER_CASE = 5
+# Characters XML 1.0 cannot carry at all (escaping does not help): replaced by U+FFFD.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_text(value: Any) -> str:
+    return _NOT_XML.sub("\ufffd", str(value))
+
+
+def row_limit(results: dict[str, Any], relation: str) -> tuple[float, str]:
+    fail_on = results["suite"]["filled"]["report"].get("fail_on", {}) or {}
+    per_rel = fail_on.get("relations") or {}
+    if per_rel.get(relation) is not None:
+        return float(per_rel[relation]), f"report.fail_on.relations.{relation}"
+    if fail_on.get("max_violation_rate") is not None:
+        return float(fail_on["max_violation_rate"]), "report.fail_on.max_violation_rate"
+    return 0.0, "no threshold: any violation fails"
+
+
+def describe_example(case: dict[str, Any]) -> str:
+    lines = [f"{case['id']}", f"  source:    {case['source']['text']}",
+             f"  follow-up: {case['follow_up']['text']}"]
+    for d in case["verdict"].get("differences", []):
+        lines.append(f"  {d.get('text')!r}: {d.get('source') or 'NULL'} → {d.get('follow_up') or 'NULL'}")
+    if case["verdict"].get("categories"):
+        lines.append(f"  categories: {', '.join(case['verdict']['categories'])}")
+    return "\n".join(lines)
+
+
+def build_junit(results: dict[str, Any], cases: CaseSource) -> ET.Element:
+    examples: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for case in cases_of(cases):
+        if case["verdict"]["outcome"] == "fail":
+            bucket = examples.setdefault((case["transformation"], case["relation"]), [])
+            if len(bucket) < EXAMPLES_PER_CASE:
+                bucket.append(case)
+    suite_name = results["suite"]["name"]
+    duration = float(results["run"].get("duration_s") or 0.0)
+    rows = results.get("summary", [])
+    root = ET.Element("testsuites", name=xml_text(f"mtrun {suite_name}"))
+    suite = ET.SubElement(root, "testsuite", name=xml_text(suite_name),
+                          timestamp=str(results["run"].get("started", "")).replace("+00:00", ""),
+                          hostname="localhost")
+    props = ET.SubElement(suite, "properties")
+    sut = results.get("components", {}).get("sut", {})
+    for name, value in (("mtrun.version", results.get("versions", {}).get("mtrun", "")),
+                        ("sut", f"{sut.get('type', '')} {sut.get('model', '')}".strip()),
+                        ("seed", results["run"].get("seed")),
+                        ("run.status", results["run"].get("status")),
+                        ("overall.violation_rate", results["overall"].get("violation_rate")),
+                        ("thresholds.status", results["thresholds"].get("status"))):
+        ET.SubElement(props, "property", name=name, value=xml_text("" if value is None else value))
+    n_fail = n_skip = 0
+    for row in rows:
+        t, rel = row["transformation"], row["relation"]
+        judged = row["pass"] + row["fail"]
+        tc = ET.SubElement(suite, "testcase", classname=xml_text(f"{suite_name}.{t}"),
+                           name=xml_text(rel),
+                           time=f"{duration * row['cases'] / max(results['overall']['cases'], 1):.3f}")
+        rate = row["violation_rate"]
+        limit, why = row_limit(results, rel)
+        if rate is None:
+            n_skip += 1
+            ET.SubElement(tc, "skipped", message=f"no judged case ({row['skip']} skipped, "
+                                                 f"{row['error']} errors)")
+        elif rate > limit:
+            n_fail += 1
+            message = (f"{t} × {rel}: violation rate {rate:.1%} ({row['fail']} of {judged}) exceeds "
+                       f"{limit:.1%} ({why})")
+            failure = ET.SubElement(tc, "failure", message=xml_text(message),
+                                    type="MetamorphicRelationViolation")
+            shown = examples.get((t, rel), [])
+            failure.text = xml_text(
+                message + f"\n\nFirst {len(shown)} of {row['fail']} violations:\n\n"
+                + "\n\n".join(describe_example(c) for c in shown) + "\n")
+        out = ET.SubElement(tc, "system-out")
+        out.text = xml_text(f"sources {row['sources']}, applicable {row['applicable_sources']}, "
+                            f"follow-ups {row['follow_ups']}, pass {row['pass']}, "
+                            f"violations {row['fail']}, skip {row['skip']}, error {row['error']}, "
+                            f"rate {'–' if rate is None else f'{rate:.1%}'}, limit {limit:.1%} ({why})")
+    for el in (root, suite):
+        el.set("tests", str(len(rows)))
+        el.set("failures", str(n_fail))
+        el.set("errors", "0")
+        el.set("time", f"{duration:.3f}")
+    suite.set("skipped", str(n_skip))  # testsuites has no such attribute in the Jenkins schema
+    return root
+
+
+def write_junit(results: dict[str, Any], cases: CaseSource, out_path: Path) -> Path:
+    root = build_junit(results, cases)
+    ET.indent(root)
+    tmp = out_path.with_name(out_path.name + ".tmp")
+    ET.ElementTree(root).write(tmp, encoding="utf-8", xml_declaration=True)
+    os.replace(tmp, out_path)
+    return out_path

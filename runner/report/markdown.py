@@ -1,0 +1,102 @@
+"""A Markdown summary for pull-request comments (GitHub-flavoured).
+
+Every untrusted value (sentences, entity texts, ids, names) goes through :func:`md_text`, which
+makes it inert: HTML-significant characters become entities (a comment cannot inject markup),
+Markdown punctuation is backslash-escaped (no links, images, emphasis or table breaks), ``@`` cannot
+mention anyone and line breaks cannot start a new block.
+"""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from runner.report.junit import row_limit
+from runner.report.writers import CaseSource, cases_of
+
+EXAMPLES = 5
+_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;", "@": "&#64;"}
+_MD_PUNCT = re.compile(r"([\\`*_{}\[\]()#+\-.!|~=:$^])")
+_INVISIBLE_BREAKS = re.compile("[\r\n\u2028\u2029\x85\x0b\x0c]+")
+
+
+def md_text(value: Any, limit: int | None = 300) -> str:
+    text = _INVISIBLE_BREAKS.sub(" ", str(value))
+    if limit and len(text) > limit:
+        text = text[:limit - 1] + "…"
+    text = "".join(_HTML.get(ch, ch) for ch in text)
+    # escape Markdown punctuation, but not the ';' '#' that belong to the entities made above
+    parts = re.split(r"(&(?:amp|lt|gt|quot|#39|#64);)", text)
+    return "".join(p if i % 2 else _MD_PUNCT.sub(r"\\\1", p) for i, p in enumerate(parts))
+
+
+def _pct(v: float | None) -> str:
+    return "–" if v is None else f"{v:.1%}"
+
+
+def render_markdown(results: dict[str, Any], cases: CaseSource,
+                    html_name: str | None = "report.html") -> str:
+    th = results["thresholds"]
+    o = results["overall"]
+    status = "✅ PASS" if th["status"] == "pass" else "❌ FAIL"
+    run = results["run"]
+    sut = results.get("components", {}).get("sut", {})
+    lines = [f"### mtrun · {md_text(results['suite']['name'])} · {status}", ""]
+    if run.get("status") != "completed":
+        lines += [f"> **run {md_text(run.get('status'))}** after {run.get('sources_done')} source(s)", ""]
+    lines += [f"System under test: `{md_text(sut.get('type', ''), 80).replace('`', '')}` "
+              f"{md_text(sut.get('model') or '')} · seed {run.get('seed')} · "
+              f"{run.get('sources_done')} sources · {o['follow_ups']} follow-ups · "
+              f"**{o['fail']}** violations of {o['pass'] + o['fail']} judged "
+              f"(**{_pct(o['violation_rate'])}**)", ""]
+    for reason in th.get("reasons", []):
+        lines.append(f"- ❌ {md_text(reason)}")
+    if th.get("reasons"):
+        lines.append("")
+    lines += ["| transformation | relation | judged | violations | rate | limit | result |",
+              "|---|---|--:|--:|--:|--:|---|"]
+    for row in results.get("summary", []):
+        limit, why = row_limit(results, row["relation"])
+        rate = row["violation_rate"]
+        result = "–" if rate is None else ("✅" if rate <= limit else "❌")
+        lines.append(f"| {md_text(row['transformation'])} | {md_text(row['relation'])} | "
+                     f"{row['pass'] + row['fail']} | {row['fail']} | {_pct(rate)} | "
+                     f"{_pct(limit) if 'no threshold' not in why else '—'} | {result} |")
+    checks = th.get("checks", [])
+    if checks:
+        lines += ["", "| threshold | rate | max | result |", "|---|--:|--:|---|"]
+        for c in checks:
+            lines.append(f"| {md_text(c['scope'])} | {_pct(c['rate'])} | {_pct(c['max'])} | "
+                         f"{'✅ pass' if c['passed'] else '❌ fail'} |")
+    examples = []
+    for case in cases_of(cases):
+        if case["verdict"]["outcome"] == "fail":
+            examples.append(case)
+            if len(examples) >= EXAMPLES:
+                break
+    if examples:
+        lines += ["", f"<details><summary>First {len(examples)} of {o['fail']} violations</summary>",
+                  ""]
+        for c in examples:
+            diffs = "; ".join(f"{md_text(d.get('text'), 80)}: {md_text(d.get('source') or 'NULL')} → "
+                              f"{md_text(d.get('follow_up') or 'NULL')}"
+                              for d in c["verdict"].get("differences", []))
+            lines += [f"- **{md_text(c['transformation'])} · {md_text(c['relation'])}** "
+                      f"{md_text(c['id'], 120)}",
+                      f"  - source: {md_text(c['source']['text'])}",
+                      f"  - follow\\-up: {md_text(c['follow_up']['text'])}"]
+            if diffs:
+                lines.append(f"  - differences: {diffs}")
+        lines += ["", "</details>"]
+    if html_name:
+        lines += ["", f"Full report: `{html_name}` · every case: `results.json`"]
+    return "\n".join(lines) + "\n"
+
+
+def write_markdown(results: dict[str, Any], cases: CaseSource, out_path: Path) -> Path:
+    text = render_markdown(results, cases)
+    tmp = out_path.with_name(out_path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, out_path)
+    return out_path

