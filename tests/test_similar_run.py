@@ -152,3 +152,26 @@ def test_models_command_lists_what_a_suite_loads(tmp_path, folders, monkeypatch,
     assert main(["models", str(path)]) == ExitCode.USAGE_ERROR
     out = capsys.readouterr().out
     assert "MISSING encoder    bert-base-cased" in out and "save_pretrained" in out
+
+
+def test_funnel_survives_resume(tmp_path, folders, monkeypatch):
+    """A run stopped after its first batch and resumed counts the funnel as an uninterrupted
+    run does (the counts of the batches done before the stop come back from the progress file)."""
+    from runner.engine import Engine
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    path = _suite(tmp_path, folders, "res", "")
+    path.write_text(path.read_text().replace("limits: {max_follow_ups_per_source: 5}",
+                                             "limits: {max_follow_ups_per_source: 5, "
+                                             "batch_size: 2}"))
+    suite = load_suite(path)
+    models.clear()
+    whole = Engine(suite, tmp_path / "whole").run()
+    first = Engine(suite, tmp_path / "cut")
+    first.progress = lambda done, total: setattr(first, "stop_requested", True)
+    with pytest.raises(KeyboardInterrupt):
+        first.run()
+    assert first.sources_done == 2
+    resumed = Engine(suite, tmp_path / "cut", resume=True).run()
+    assert resumed["funnel"] == whole["funnel"]
+    assert sum(f["generated"] for f in whole["funnel"].values()) > 0
