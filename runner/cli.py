@@ -266,6 +266,11 @@ def _run(args: argparse.Namespace) -> int:
         print("mtrun: nothing to test: no transformation applied to any source sentence "
               f"({engine.sources_done} read)", file=sys.stderr)
         return ExitCode.NOTHING_TO_TEST
+    return _threshold_verdict(results)
+
+
+def _threshold_verdict(results: dict) -> int:
+    """Exit 1 with each reason printed when a rate is above the suite's fail_on, else 0."""
     th = results["thresholds"]
     if th["status"] == "fail":
         for reason in th["reasons"]:
@@ -296,12 +301,7 @@ def _report(args: argparse.Namespace) -> int:
         print(console_summary(results))
         for path in written:
             print(f"wrote {path}")
-    th = results["thresholds"]
-    if th["status"] == "fail":
-        for reason in th["reasons"]:
-            print(f"mtrun: FAIL: {reason}", file=sys.stderr)
-        return ExitCode.VIOLATIONS
-    return ExitCode.OK
+    return _threshold_verdict(results)
 
 
 def _diff(args: argparse.Namespace) -> int:
