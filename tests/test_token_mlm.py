@@ -132,6 +132,20 @@ def test_wordnet_source_inflects_synonyms_to_the_tag(nlp, tmp_path, monkeypatch)
     assert "court" not in by_word and "appeal" not in by_word
 
 
+def test_wordnet_counts_table_matches_the_count_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("MTRUN_CACHE", str(tmp_path))
+    _wordnet_or_skip()
+    pytest.importorskip("lemminflect")
+    from runner.transforms.candidates import WordNetCandidates
+
+    src = WordNetCandidates()
+    lemmas = [lem for word, pos in (("reject", "v"), ("angry", "a"), ("house", "n"),
+                                    ("shout", "v"), ("big", "s"))
+              for syn in src.wn.synsets(word, pos) for lem in syn.lemmas()]
+    assert any(lem.count() > 0 for lem in lemmas)
+    assert [src._count(lem) for lem in lemmas] == [lem.count() for lem in lemmas]
+
+
 @pytest.mark.slow
 def test_embedded_masked_lm_path(nlp):
     pytest.importorskip("cognition")

@@ -93,8 +93,15 @@ class WordNetCandidates(CandidateSource):
                 if "_" in name or "-" in name or name.lower() == lemma.lower() or name in out:
                     continue
                 # earlier senses first; within a sense, more frequent lemmas first
-                out[name] = -rank + min(lem.count(), 99) / 100.0
+                out[name] = -rank + min(self._count(lem), 99) / 100.0
         return tuple(sorted(out.items(), key=lambda x: -x[1]))
+
+    def _count(self, lemma: Any) -> int:
+        """``lemma.count()`` (the tagged-corpus count), from the count file read once into a
+        table instead of a binary search of the file per lemma."""
+        if getattr(lemma, "_lang", "eng") != "eng":
+            return lemma.count()
+        return _lemma_counts(self.wn).get(lemma.key(), 0)
 
     def candidates(self, doc, tokens, k):
         result = []
@@ -114,6 +121,27 @@ class WordNetCandidates(CandidateSource):
                     break
             result.append(cands)
         return result
+
+
+_COUNTS: dict[str, dict[str, int]] = {}
+
+
+def _lemma_counts(wn: Any) -> dict[str, int]:
+    """WordNet's ``cntlist.rev`` (``sense_key sense_number count`` per line) as a table, read
+    once per WordNet folder."""
+    root = str(wn.root)
+    if root not in _COUNTS:
+        counts: dict[str, int] = {}
+        f = wn.open("cntlist.rev")
+        try:
+            for line in f.read().splitlines():
+                key, _, rest = line.partition(" ")
+                if rest:
+                    counts.setdefault(key, int(rest.rsplit(" ", 1)[-1]))
+        finally:
+            f.close()
+        _COUNTS[root] = counts
+    return _COUNTS[root]
 
 
 class VectorCandidates(CandidateSource):
