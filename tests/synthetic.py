@@ -36,7 +36,6 @@ def _case(i: int, rng: random.Random, outcome: Outcome, transformation: str, rel
     if outcome is Outcome.FAIL:
         dropped = expected[0]
         got = expected[1:]
-        cat = CATEGORIES[i % len(CATEGORIES)]
         verdict = Verdict(Outcome.FAIL, f"{dropped.text_in(follow.text)!r}: {dropped.label} → NULL",
                           ({"text": dropped.text_in(follow.text), "source": dropped.label, "follow_up": None},))
     case = TestCase(f"synthetic:{i}/{transformation}/0/{relation}",

@@ -5,7 +5,6 @@ time is printed, not asserted). Screenshots are saved next to the report in the 
 
 CI (CI=true) must have chromium: there a missing browser is a failure, elsewhere a skip."""
 import os
-from pathlib import Path
 
 import pytest
 

@@ -10,7 +10,7 @@ import pytest
 from runner.cli import main
 from runner.errors import ExitCode
 from runner.report.markdown import md_text, render_markdown
-from runner.report.outputs import FILES, RESULTS_SCHEMA_PATH, load_results, write_outputs
+from runner.report.outputs import FILES, RESULTS_SCHEMA_PATH, write_outputs
 from runner.report.writers import script_json
 from synthetic import HOSTILE, synthetic_run
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from runner.models.loading import pad_batch
 from runner.models.mlm import _order_by_length
 
 SpanInput = tuple[str, int, int]     # (text, char_start, char_end)
@@ -61,18 +62,11 @@ class TextEncoder:
         wanted: dict[int, list[int]] = {}
         for n, (t, _, _) in enumerate(spans):
             wanted.setdefault(index[t], []).append(n)
-        pad = self.tokenizer.pad_token_id or 0
         for chunk in _order_by_length([len(x) for x in enc["input_ids"]], self.batch_size):
-            width = max(len(enc["input_ids"][i]) for i in chunk)
-            ids = torch.full((len(chunk), width), pad, dtype=torch.long)
-            att = torch.zeros((len(chunk), width), dtype=torch.long)
-            for j, i in enumerate(chunk):
-                row = enc["input_ids"][i]
-                ids[j, :len(row)] = torch.tensor(row)
-                att[j, :len(row)] = 1
+            ids, att = pad_batch((enc["input_ids"][i] for i in chunk),
+                                 self.tokenizer.pad_token_id, self.device)
             with torch.inference_mode():
-                h = self.model(input_ids=ids.to(self.device),
-                               attention_mask=att.to(self.device)).last_hidden_state.float().cpu()
+                h = self.model(input_ids=ids, attention_mask=att).last_hidden_state.float().cpu()
             self.forward_passes += 1
             for j, i in enumerate(chunk):
                 offsets = enc["offset_mapping"][i]

@@ -26,6 +26,21 @@ from typing import Any, Callable
 from runner.errors import ModelNotAvailable
 
 
+def pad_batch(rows: Any, pad_id: int | None, device: Any = "cpu") -> tuple[Any, Any]:
+    """Token id lists → right-padded ``input_ids`` and ``attention_mask`` tensors on ``device``:
+    the one place every batched model call (masked LM, encoder, token classifier) pads."""
+    import torch
+
+    rows = list(rows)
+    width = max(len(r) for r in rows)
+    ids = torch.full((len(rows), width), pad_id or 0, dtype=torch.long)
+    att = torch.zeros((len(rows), width), dtype=torch.long)
+    for i, r in enumerate(rows):
+        ids[i, :len(r)] = torch.tensor(r, dtype=torch.long)
+        att[i, :len(r)] = 1
+    return ids.to(device), att.to(device)
+
+
 def resolve_device(device: str) -> str:
     """``auto`` → ``cuda`` when torch is installed and sees a GPU, else ``cpu``."""
     if device != "auto":

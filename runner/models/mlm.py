@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence, Union
 
+from runner.models.loading import pad_batch
+
 # One masked input: a text containing the mask token exactly once, or (words, index) meaning
 # "these words, with words[index] masked".
 MaskedInput = Union[str, tuple[Sequence[str], int]]
@@ -105,14 +107,7 @@ class MaskedLM:
         most of a small model's cost, and the other positions' logits are never used."""
         import torch
 
-        width = max(len(r) for r in rows)
-        pad = self.tokenizer.pad_token_id or 0
-        ids = torch.full((len(rows), width), pad, dtype=torch.long)
-        att = torch.zeros((len(rows), width), dtype=torch.long)
-        for i, r in enumerate(rows):
-            ids[i, :len(r)] = torch.tensor(r, dtype=torch.long)
-            att[i, :len(r)] = 1
-        ids, att = ids.to(self.device), att.to(self.device)
+        ids, att = pad_batch(rows, self.tokenizer.pad_token_id, self.device)
         index = (torch.arange(len(rows), device=self.device),
                  torch.tensor(positions, device=self.device))
         with torch.inference_mode():
@@ -147,8 +142,6 @@ class MaskedLM:
         """For each input (one mask each), the ``k`` best tokens for the mask as
         ``(token, raw logit, is_subword)``, best first. Special tokens are never proposed;
         ``include_subwords=False`` leaves continuation pieces out before taking the top ``k``."""
-        import torch
-
         encoded = self._encode(items)
         mask_pos = []
         for n, ids in enumerate(encoded):

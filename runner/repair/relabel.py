@@ -22,6 +22,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Protocol, Sequence
 
+from runner.models.loading import pad_batch
 from runner.repair.categories import occurrences
 from runner.repair.locate import label_at
 from runner.types import Span
@@ -237,15 +238,9 @@ class CorpusEntityCandidates:
         if base is None or head is None:
             logits = mlm._forward(rows)
             return [logits[j, pos] for j, pos in enumerate(positions)]
-        width = max(len(r) for r in rows)
-        pad = mlm.tokenizer.pad_token_id or 0
-        ids = torch.full((len(rows), width), pad, dtype=torch.long)
-        att = torch.zeros((len(rows), width), dtype=torch.long)
-        for j, r in enumerate(rows):
-            ids[j, :len(r)] = torch.tensor(r, dtype=torch.long)
-            att[j, :len(r)] = 1
+        ids, att = pad_batch(rows, mlm.tokenizer.pad_token_id, mlm.device)
         with torch.inference_mode():
-            hidden = base(input_ids=ids.to(mlm.device), attention_mask=att.to(mlm.device))[0]
+            hidden = base(input_ids=ids, attention_mask=att)[0]
             rj = torch.tensor([j for j, pos in enumerate(positions) for _ in pos], dtype=torch.long)
             rq = torch.tensor([q for pos in positions for q in pos], dtype=torch.long)
             picked = head(hidden[rj.to(hidden.device), rq.to(hidden.device)])

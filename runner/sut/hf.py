@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from runner.errors import ModelNotAvailable, MtrunError
+from runner.models.loading import pad_batch
 from runner.sut.base import CONLL_TO_COMMON, RawSpan, SystemUnderTest
 
 AGGREGATIONS = ("first", "max", "average")
@@ -281,13 +282,8 @@ class HuggingFaceNER(SystemUnderTest):
         out: list[Any] = []
         for i in range(0, len(rows), self.batch_size):
             chunk = rows[i:i + self.batch_size]
-            width = max(len(r) for r in chunk)
-            ids = torch.full((len(chunk), width), self._pad_id, dtype=torch.long)
-            mask = torch.zeros((len(chunk), width), dtype=torch.long)
-            for j, r in enumerate(chunk):
-                ids[j, :len(r)] = torch.tensor(r, dtype=torch.long)
-                mask[j, :len(r)] = 1
-            inputs = {"input_ids": ids.to(self.device), "attention_mask": mask.to(self.device)}
+            ids, mask = pad_batch(chunk, self._pad_id, self.device)
+            inputs = {"input_ids": ids, "attention_mask": mask}
             if self._token_types:
                 inputs["token_type_ids"] = torch.zeros_like(inputs["input_ids"])
             with torch.inference_mode():

@@ -16,7 +16,7 @@ from typing import Any, Mapping, Sequence
 from urllib.parse import urlsplit
 
 from runner.errors import ModelNotAvailable
-from runner.sut.base import RawSpan, SystemUnderTest
+from runner.sut.base import SystemUnderTest
 from runner.sut.remote import (RetryPolicy, SUTCallError, count_unaligned, post_json, realign,
                                utf16_to_codepoint, utf8_to_codepoint)
 
@@ -47,7 +47,7 @@ class HttpNER(SystemUnderTest):
         if not url:
             raise ModelNotAvailable("the http system under test needs `url` or `url_env`")
         if urlsplit(url).scheme not in ("http", "https"):
-            raise ModelNotAvailable(f"http: the URL must start with http:// or https://")
+            raise ModelNotAvailable("http: the URL must start with http:// or https://")
         self.url = url
         self.request = request
         self.response = {"documents": "", "entities": "entities", "start": "start", "end": "end",
