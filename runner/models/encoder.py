@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from runner.models.loading import pad_batch
+from runner.models.loading import LoadedModel, pad_batch
 from runner.models.mlm import _order_by_length
 
 SpanInput = tuple[str, int, int]     # (text, char_start, char_end)
@@ -26,25 +26,8 @@ def cosine(a: Any, b: Any) -> Any:
         return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
 
 
-class TextEncoder:
+class TextEncoder(LoadedModel):
     role = "encoder"
-
-    def __init__(self, tokenizer: Any, model: Any, *, name: str, device: str, dtype: str,
-                 where: str, batch_size: int = 32, max_length: int = 256) -> None:
-        self.tokenizer = tokenizer
-        self.model = model
-        self.name = name
-        self.device = device
-        self.dtype = dtype
-        self.where = where
-        self.batch_size = batch_size
-        self.max_length = max_length
-        self.forward_passes = 0
-
-    def describe(self) -> dict[str, Any]:
-        return {"role": self.role, "backend": f"transformers:{type(self.model).__name__}",
-                "name": self.name, "device": self.device, "dtype": self.dtype,
-                "source": self.where, "batch_size": self.batch_size}
 
     def embed_spans(self, spans: Sequence[SpanInput]) -> Any:
         """``(n, hidden)`` float32 numpy array; a row is NaN when no sub-token covers the span

@@ -26,6 +26,30 @@ from typing import Any, Callable
 from runner.errors import ModelNotAvailable
 
 
+class LoadedModel:
+    """A loaded transformers model with its tokenizer, where it runs and how it is batched: what
+    the masked LM and the encoder have in common. ``forward_passes`` counts the passes."""
+
+    role = "model"
+
+    def __init__(self, tokenizer: Any, model: Any, *, name: str, device: str, dtype: str,
+                 where: str, batch_size: int = 32, max_length: int = 256) -> None:
+        self.tokenizer = tokenizer
+        self.model = model
+        self.name = name
+        self.device = device
+        self.dtype = dtype
+        self.where = where
+        self.batch_size = batch_size
+        self.max_length = max_length
+        self.forward_passes = 0
+
+    def describe(self) -> dict[str, Any]:
+        return {"role": self.role, "backend": f"transformers:{type(self.model).__name__}",
+                "name": self.name, "device": self.device, "dtype": self.dtype,
+                "source": self.where, "batch_size": self.batch_size}
+
+
 def pad_batch(rows: Any, pad_id: int | None, device: Any = "cpu") -> tuple[Any, Any]:
     """Token id lists → right-padded ``input_ids`` and ``attention_mask`` tensors on ``device``:
     the one place every batched model call (masked LM, encoder, token classifier) pads."""

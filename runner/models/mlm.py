@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence, Union
 
-from runner.models.loading import pad_batch
+from runner.models.loading import LoadedModel, pad_batch
 
 # One masked input: a text containing the mask token exactly once, or (words, index) meaning
 # "these words, with words[index] masked".
@@ -22,22 +22,13 @@ def _order_by_length(lengths: Sequence[int], batch_size: int) -> list[list[int]]
     return [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
 
 
-class MaskedLM:
+class MaskedLM(LoadedModel):
     role = "masked_lm"
 
-    def __init__(self, tokenizer: Any, model: Any, *, name: str, device: str, dtype: str,
-                 where: str, batch_size: int = 32, max_length: int = 256) -> None:
-        self.tokenizer = tokenizer
-        self.model = model
-        self.name = name
-        self.device = device
-        self.dtype = dtype
-        self.where = where
-        self.batch_size = batch_size
-        self.max_length = max_length
-        self.forward_passes = 0
+    def __init__(self, tokenizer: Any, model: Any, **kwargs: Any) -> None:
+        super().__init__(tokenizer, model, **kwargs)
         if tokenizer.mask_token is None:
-            raise ValueError(f"model '{name}' has no mask token")
+            raise ValueError(f"model '{self.name}' has no mask token")
         self.mask_token: str = tokenizer.mask_token
         self.mask_token_id: int = tokenizer.mask_token_id
         vocab = tokenizer.get_vocab()
@@ -79,11 +70,6 @@ class MaskedLM:
 
     def word_pieces(self, word: str) -> list[str]:
         return self.tokenizer.tokenize(word)
-
-    def describe(self) -> dict[str, Any]:
-        return {"role": self.role, "backend": f"transformers:{type(self.model).__name__}",
-                "name": self.name, "device": self.device, "dtype": self.dtype,
-                "source": self.where, "batch_size": self.batch_size}
 
     # -- batching --------------------------------------------------------------------------
     def _encode(self, items: Sequence[MaskedInput]) -> list[list[int]]:
