@@ -7,7 +7,7 @@ import sys
 import time
 import traceback
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Iterator, Sequence
 
 from runner import __version__
 from runner.errors import ExitCode, MtrunError
@@ -112,21 +112,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ExitCode.INTERNAL_ERROR
 
 
-def _validate(args: argparse.Namespace) -> int:
+def _each_suite(paths: Sequence[str], failed: list[str]) -> Iterator[tuple[str, Any]]:
+    """Load each suite in turn; a suite with an error is reported, added to ``failed`` and
+    skipped, so one bad suite does not hide the verdict on the others."""
     from runner.suite import load_suite
 
-    worst = ExitCode.OK
-    for path in args.suites:
+    for path in paths:
         try:
             suite = load_suite(path)
         except MtrunError as exc:
             print(f"mtrun: error: {exc}", file=sys.stderr)
-            worst = ExitCode.USAGE_ERROR
+            failed.append(path)
             continue
+        yield path, suite
+
+
+def _validate(args: argparse.Namespace) -> int:
+    failed: list[str] = []
+    for path, suite in _each_suite(args.suites, failed):
         print(f"{path}: ok — {suite.name}: {suite.config['sut']['type']} system, "
               f"{len(suite.config['transformations'])} transformation(s), "
               f"{len(suite.config['relations'])} relation(s)")
-    return worst
+    return ExitCode.USAGE_ERROR if failed else ExitCode.OK
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -143,27 +150,20 @@ def _list(args: argparse.Namespace) -> int:
 
 def _models(args: argparse.Namespace) -> int:
     from runner.models.inventory import suite_needs
-    from runner.suite import load_suite
 
     paths = args.suites or sorted(str(p) for p in Path("suites").glob("*.yaml"))
     if not paths:
         print("mtrun: error: no suite given and no suites/*.yaml here", file=sys.stderr)
         return ExitCode.USAGE_ERROR
-    worst = ExitCode.OK
-    for path in paths:
-        try:
-            suite = load_suite(path)
-        except MtrunError as exc:
-            print(f"mtrun: error: {exc}", file=sys.stderr)
-            worst = ExitCode.USAGE_ERROR
-            continue
+    failed: list[str] = []
+    missing = False
+    for path, suite in _each_suite(paths, failed):
         print(f"{path} ({suite.name}):")
         for n in suite_needs(suite.config):
             mark = "ok     " if n.available else "MISSING"
             print(f"  {mark} {n.role:<10} {n.name:<42} {n.component}\n          {n.where}")
-            if not n.available:
-                worst = ExitCode.USAGE_ERROR
-    return worst
+            missing = missing or not n.available
+    return ExitCode.USAGE_ERROR if failed or missing else ExitCode.OK
 
 
 def _schema(args: argparse.Namespace) -> int:
