@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from runner.cli import main
+from tests.runs import stop_after_first_batch_then_resume
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -204,7 +205,6 @@ def test_console_lines_name_categories_repairs_and_gold():
 def test_interrupted_run_resumes_to_the_same_repairs(tmp_path, monkeypatch, tiny_models):
     """Categories, repair totals and the corpus candidate pool survive --resume: a run stopped
     after its first batch and resumed gives the same cases and totals as an uninterrupted one."""
-    from runner.engine import Engine
     from runner.suite import load_suite
     from runner.sut.spacy_sut import SpacyNER
 
@@ -228,14 +228,9 @@ limits: {{batch_size: 2}}
     def cases(out):
         return [json.loads(x) for x in (out / "cases.jsonl").read_text(encoding="utf-8").splitlines()]
 
-    whole = Engine(suite, tmp_path / "whole").run()
-    first = Engine(suite, tmp_path / "cut")
-    first.progress = lambda done, total: setattr(first, "stop_requested", True)
-    with pytest.raises(KeyboardInterrupt):
-        first.run()
+    whole, first, resumed = stop_after_first_batch_then_resume(suite, tmp_path)
     assert first.sources_done == 2
     assert first.results()["repair"]["repairs"] <= whole["repair"]["repairs"]
-    resumed = Engine(suite, tmp_path / "cut", resume=True).run()
     assert cases(tmp_path / "cut") == cases(tmp_path / "whole")
     for key in ("categories", "categories_basis", "repair"):
         assert resumed[key] == whole[key]

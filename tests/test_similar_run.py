@@ -14,6 +14,7 @@ from runner.errors import ExitCode  # noqa: E402
 from runner.suite import load_suite  # noqa: E402
 from runner.errors import SuiteError  # noqa: E402
 from tests import tiny_models  # noqa: E402
+from tests.runs import stop_after_first_batch_then_resume  # noqa: E402
 
 CORPUS = """John walked to the big house near the river in London.
 The old teacher said the red car was good.
@@ -157,8 +158,6 @@ def test_models_command_lists_what_a_suite_loads(tmp_path, folders, monkeypatch,
 def test_funnel_survives_resume(tmp_path, folders, monkeypatch):
     """A run stopped after its first batch and resumed counts the funnel as an uninterrupted
     run does (the counts of the batches done before the stop come back from the progress file)."""
-    from runner.engine import Engine
-
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     path = _suite(tmp_path, folders, "res", "")
     path.write_text(path.read_text().replace("limits: {max_follow_ups_per_source: 5}",
@@ -166,12 +165,7 @@ def test_funnel_survives_resume(tmp_path, folders, monkeypatch):
                                              "batch_size: 2}"))
     suite = load_suite(path)
     models.clear()
-    whole = Engine(suite, tmp_path / "whole").run()
-    first = Engine(suite, tmp_path / "cut")
-    first.progress = lambda done, total: setattr(first, "stop_requested", True)
-    with pytest.raises(KeyboardInterrupt):
-        first.run()
+    whole, first, resumed = stop_after_first_batch_then_resume(suite, tmp_path)
     assert first.sources_done == 2
-    resumed = Engine(suite, tmp_path / "cut", resume=True).run()
     assert resumed["funnel"] == whole["funnel"]
     assert sum(f["generated"] for f in whole["funnel"].values()) > 0
