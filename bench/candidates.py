@@ -15,7 +15,7 @@ from pathlib import Path
 def main() -> None:
     from runner.filters.semantic import SemanticFilter
     from runner.nlp import load_spacy
-    from runner.transforms.token_mlm import TokenMLM
+    from runner.tasks.ner.transforms.token_mlm import TokenMLM
     from runner.types import Prediction, Sentence, Span
 
     ap = argparse.ArgumentParser()

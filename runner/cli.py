@@ -137,7 +137,7 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
-    from runner.catalog import REGISTRIES
+    from runner.tasks.ner.catalog import REGISTRIES
 
     for section, registry in REGISTRIES.items():
         print(f"{section}:")

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from runner import __version__
-from runner.corpus import CorpusReader
+from runner.tasks.ner.corpus import CorpusReader
 from runner.models.loading import resolve_device
 from runner.suite import Suite
 from runner.types import Edit, FollowUp, Outcome, Prediction, Sentence, TestCase, Verdict
@@ -84,7 +84,7 @@ class Engine:
 
     # -- building --------------------------------------------------------------------------
     def build(self) -> None:
-        from runner.catalog import FILTERS, RELATIONS, SUTS, TRANSFORMATIONS
+        from runner.tasks.ner.catalog import FILTERS, RELATIONS, SUTS, TRANSFORMATIONS
         from runner.nlp import Parser
 
         cfg = self.cfg
@@ -131,7 +131,7 @@ class Engine:
             p = cfg["parser"]
             self.log(f"loading parser: {p['type']} {p['model']}")
             self.parser = Parser(p["model"], batch_size=p["batch_size"])
-        from runner.repair.analyzer import ViolationAnalyzer
+        from runner.tasks.ner.repair.analyzer import ViolationAnalyzer
 
         self.analyzer = ViolationAnalyzer.from_config(cfg, self.sut, self.log)
 

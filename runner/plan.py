@@ -30,7 +30,7 @@ def dry_run(suite: Suite, *, use_cache: bool = True) -> tuple[str, dict[str, Any
     batch = int(cfg["sut"].get("batch_size", 32))
     unique = list(dict.fromkeys(texts))
 
-    from runner.catalog import SUTS
+    from runner.tasks.ner.catalog import SUTS
     from runner.engine import open_cache
     from runner.errors import MtrunError
 

@@ -3,7 +3,7 @@ schema is generated from the same source the code builds from (they cannot drift
 description for ``mtrun list`` and the README.
 
 Components live in modules that import nothing heavy at import time; registration happens in
-:mod:`runner.catalog` (one place, no import cycles).
+:mod:`runner.tasks.ner.catalog` (one place, no import cycles).
 """
 from __future__ import annotations
 

@@ -51,7 +51,7 @@ def _section(props: dict[str, Any], *, required: list[str] | None = None,
 
 
 def build_schema() -> dict[str, Any]:
-    from runner.catalog import FILTERS, RELATIONS, SUTS, TRANSFORMATIONS
+    from runner.tasks.ner.catalog import FILTERS, RELATIONS, SUTS, TRANSFORMATIONS
 
     unit = {"type": "number", "minimum": 0, "maximum": 1}
     return {

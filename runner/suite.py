@@ -225,7 +225,7 @@ def _explain(err: Any, data: dict, marks: dict) -> list[tuple[int | None, int | 
 def _cross_check(suite: Suite) -> None:
     """Checks JSON Schema cannot express: references between sections, files, and what this
     version of mtrun can build."""
-    from runner.catalog import TRANSFORMATIONS
+    from runner.tasks.ner.catalog import TRANSFORMATIONS
 
     cfg = suite.config
     types = [t["type"] for t in cfg["transformations"]]

@@ -6,7 +6,7 @@ import pytest
 from runner.filters.semantic import SemanticFilter, replaced_ranges
 from runner.filters.syntactic import SyntacticFilter
 from runner.models.encoder import cosine
-from runner.relations.ner import MR1SharedEntities
+from runner.tasks.ner.relations import MR1SharedEntities
 from runner.types import FollowUp, Outcome, Prediction, Replacement, Span
 
 SRC = "He is a good student."

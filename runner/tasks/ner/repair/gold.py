@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Sequence
 
-from runner.repair.locate import label_at
+from runner.tasks.ner.repair.locate import label_at
 from runner.types import Edit, Span
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from runner.repair.categories import occurrences
+from runner.tasks.ner.repair.categories import occurrences
 from runner.types import Span
 
 

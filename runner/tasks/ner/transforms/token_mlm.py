@@ -19,7 +19,7 @@ import random
 from typing import Any, Sequence
 
 from runner.transforms.base import Transformation
-from runner.transforms.candidates import make_source, match_case
+from runner.text.candidates import make_source, match_case
 from runner.types import Edit, FollowUp, Prediction, Replacement, Sentence
 
 
