@@ -6,7 +6,7 @@ import pytest
 from runner.nlp import load_spacy
 from runner.text.candidates import CandidateSource
 from runner.tasks.ner.transforms.phrase_np import PhraseNP, article_for
-from runner.types import Prediction, Sentence, Span
+from runner.tasks.ner.types import Prediction, Sentence, Span
 
 TEXT = "John bought an old house near the river in Paris."
 JOHN = Span(0, 4, "PERSON")

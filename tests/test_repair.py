@@ -10,7 +10,8 @@ from runner.tasks.ner.repair.gold import GoldTally, project_gold
 from runner.tasks.ner.repair.locate import locate
 from runner.tasks.ner.repair.relabel import (CorpusEntityCandidates, Job, MaskedLMCandidates, Params,
                                    Relabel, Relabeler, evaluate, repaired, same_format)
-from runner.types import Edit, FollowUp, Prediction, Replacement, Span
+from runner.types import Edit, FollowUp, Replacement
+from runner.tasks.ner.types import Prediction, Span
 
 
 # -- scripted components -----------------------------------------------------------------------

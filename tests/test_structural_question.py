@@ -4,7 +4,7 @@ import random
 import pytest
 
 from runner.tasks.ner.transforms.structural_question import StructuralQuestion
-from runner.types import Prediction, Sentence, Span
+from runner.tasks.ner.types import Prediction, Sentence, Span
 
 pytestmark = pytest.mark.slow  # loads the spaCy pipeline
 

@@ -1,4 +1,5 @@
-"""Every component mtrun knows, registered in one place with its parameters' JSON Schema.
+"""Every component a ``task: ner`` suite may name, registered in one place with its parameters'
+JSON Schema (the shared filters and the python system under test included).
 
 The suite schema (``schema/suite.schema.json``) is generated from these registrations by
 :mod:`runner.schema`; a test checks the committed file is up to date. Factories import their
@@ -6,46 +7,22 @@ module on first use, so listing components or validating a suite loads no model 
 """
 from __future__ import annotations
 
-import importlib
-from typing import Any, Callable
-
-from runner.registry import Registry
-from runner.sut.base import (AWS_TO_COMMON, AZURE_TO_COMMON, CONLL_TO_COMMON, HTTP_TO_COMMON,
-                             ONTONOTES_TO_COMMON)
+from runner.filters.catalog import add_filters
+from runner.params import CONCURRENCY as _CONCURRENCY
+from runner.params import FP16 as _FP16
+from runner.params import KEEP_UNMAPPED as _KEEP_UNMAPPED
+from runner.params import MODEL_BATCH as _MODEL_BATCH
+from runner.params import RETRY as _RETRY
+from runner.params import batch as _batch
+from runner.params import label_map as _label_map
+from runner.registry import Registry, lazy
+from runner.tasks.ner.sut.base import (AWS_TO_COMMON, AZURE_TO_COMMON, CONLL_TO_COMMON,
+                                       HTTP_TO_COMMON, ONTONOTES_TO_COMMON)
 
 SUTS = Registry("sut")
 TRANSFORMATIONS = Registry("transformation")
 RELATIONS = Registry("relation")
 FILTERS = Registry("filter")
-
-
-def lazy(target: str) -> Callable[..., Any]:
-    module, _, attr = target.partition(":")
-
-    def factory(**kwargs: Any) -> Any:
-        return getattr(importlib.import_module(module), attr)(**kwargs)
-
-    factory.__qualname__ = target
-    return factory
-
-
-def _label_map(default: dict[str, str | None]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "description": "System label → the suite's common type; null drops the label.",
-        "additionalProperties": {"type": ["string", "null"], "minLength": 1},
-        "default": dict(default),
-    }
-
-
-_KEEP_UNMAPPED = {"type": "boolean", "default": False,
-                  "description": "Keep labels missing from label_map under their own name "
-                                 "(otherwise they are dropped and counted in the report)."}
-
-
-def _batch(default: int) -> dict[str, Any]:
-    return {"type": "integer", "minimum": 1, "maximum": 4096, "default": default,
-            "description": "Texts per call to the system."}
 
 
 SUTS.add(
@@ -82,25 +59,8 @@ SUTS.add(
                                           "of a window)."},
         "fp16": {"type": "boolean", "default": False, "description": "Half precision on CUDA."},
     },
+    device=True,
 )
-
-_RETRY = {
-    "type": "object", "additionalProperties": False,
-    "description": "Retries with exponential backoff and jitter on 429, 5xx, throttling, timeouts "
-                   "and dropped connections; a Retry-After from the service is honoured.",
-    "properties": {
-        "max_retries": {"type": "integer", "minimum": 0, "maximum": 100, "default": 6},
-        "backoff_base": {"type": "number", "minimum": 0, "default": 0.5,
-                         "description": "Seconds; attempt n waits up to base·2ⁿ."},
-        "backoff_max": {"type": "number", "minimum": 0, "default": 30,
-                        "description": "Longest wait between attempts, in seconds."},
-        "timeout": {"type": "number", "exclusiveMinimum": 0, "default": 30,
-                    "description": "Seconds per request."},
-    },
-    "default": {},
-}
-_CONCURRENCY = {"type": "integer", "minimum": 1, "maximum": 64, "default": 4,
-                "description": "Requests in flight at once."}
 
 SUTS.add(
     "azure", lazy("runner.tasks.ner.sut.azure:AzureNER"),
@@ -198,6 +158,7 @@ SUTS.add(
         "label_map": _label_map({**CONLL_TO_COMMON, **ONTONOTES_TO_COMMON}),
         "keep_unmapped": _KEEP_UNMAPPED,
     },
+    device=True,
 )
 SUTS.add(
     "stanza", lazy("runner.tasks.ner.sut.stanza_sut:StanzaNER"),
@@ -220,13 +181,14 @@ SUTS.add(
         "label_map": _label_map({**CONLL_TO_COMMON, **ONTONOTES_TO_COMMON}),
         "keep_unmapped": _KEEP_UNMAPPED,
     },
+    device=True,
 )
 
 TRANSFORMATIONS.add(
     "structural_question", lazy("runner.tasks.ner.transforms.structural_question:StructuralQuestion"),
     description="Declarative → interrogative (TIN §3.3): be-verb moved, do/does/did inserted with "
                 "the base form restored, or auxiliary moved; '.' → '?'.",
-    params={}, relation="MR2",
+    params={}, relation="MR2", max_per_source=lambda p: 1,
 )
 TRANSFORMATIONS.add(
     "entity_shuffle", lazy("runner.tasks.ner.transforms.entity_shuffle:EntityShuffle"),
@@ -238,7 +200,7 @@ TRANSFORMATIONS.add(
         "types": {"type": ["array", "null"], "items": {"type": "string"}, "default": None,
                   "description": "Common types to shuffle (null: all)."},
     },
-    relation="MR2",
+    relation="MR2", max_per_source=lambda p: int(p.get("follow_ups", 1)),
 )
 
 RELATIONS.add(
@@ -252,9 +214,6 @@ RELATIONS.add(
     params={},
 )
 
-_MODEL_BATCH = {"type": "integer", "minimum": 1, "maximum": 4096, "default": 32,
-                "description": "Inputs per model forward pass."}
-_FP16 = {"type": "boolean", "default": False, "description": "Half precision (CUDA only)."}
 _SOURCE = {"enum": ["masked_lm", "wordnet", "vectors"], "default": "masked_lm",
            "description": "Where candidate words come from: the masked LM (paper), WordNet 3.0 "
                           "synonyms inflected with lemminflect, or a spaCy pipeline's static "
@@ -307,44 +266,7 @@ TRANSFORMATIONS.add(
     relation="MR1", models=True,
 )
 
-# Filters run on the follow-ups of each batch of sources before the system under test is queried.
-FILTERS.add(
-    "semantic", lazy("runner.filters.semantic:SemanticFilter"),
-    description="Context-aware embedding cosine between original and replacement ≥ SThreshold "
-                "(TIN eq. 1).",
-    params={
-        "SThreshold": {"type": "number", "minimum": -1, "maximum": 1, "default": 0.65},
-        "encoder": {"type": "string", "minLength": 1, "default": "bert-base-cased",
-                    "description": "Encoder (hub name or save_pretrained folder; "
-                                   "sentence-transformers/all-MiniLM-L6-v2 is embedded)."},
-        "applies_to": {"type": ["array", "null"], "items": {"type": "string"}, "default": None,
-                       "description": "Transformations judged (null: token_mlm and phrase_np)."},
-        "batch_size": _MODEL_BATCH, "fp16": _FP16,
-    },
-    models=True,
-)
-FILTERS.add(
-    "syntactic", lazy("runner.filters.syntactic:SyntacticFilter"),
-    description="Naturalness drop ε = score(s) − score(s′) must be ≤ SynThreshold (TIN eq. 2); "
-                "score = mean log-probability per token.",
-    params={
-        "SynThreshold": {
-            "oneOf": [{"type": "number"},
-                      {"type": "object", "additionalProperties": {"type": "number"}}],
-            "default": 0,
-            "description": "One number, or per transformation type (key 'default' for the rest).",
-        },
-        "scorer": {"enum": ["causal_lm", "pll", "wordfreq"], "default": "causal_lm",
-                   "description": "causal_lm: perplexity of a left-to-right LM; pll: masked-LM "
-                                  "pseudo-log-likelihood; wordfreq: unigram word frequencies."},
-        "model": {"type": ["string", "null"], "default": None,
-                  "description": "The scorer's model (null: gpt2, bert-base-cased, en)."},
-        "applies_to": {"type": ["array", "null"], "items": {"type": "string"}, "default": None,
-                       "description": "Transformations judged (null: all)."},
-        "batch_size": _MODEL_BATCH, "fp16": _FP16,
-    },
-    models=True,
-)
+add_filters(FILTERS)
 
 REGISTRIES = {"sut": SUTS, "transformations": TRANSFORMATIONS, "relations": RELATIONS,
               "filters": FILTERS}

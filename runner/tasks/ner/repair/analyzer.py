@@ -16,7 +16,8 @@ from runner.tasks.ner.repair.gold import GoldTally, project_gold, same_entities
 from runner.tasks.ner.repair.locate import locate
 from runner.tasks.ner.repair.relabel import (CorpusEntityCandidates, Job, MaskedLMCandidates, Params,
                                    Relabeler, repaired)
-from runner.types import Outcome, Prediction, Sentence, TestCase
+from runner.types import Outcome, TestCase
+from runner.tasks.ner.types import Prediction, Sentence
 
 
 class Stats:

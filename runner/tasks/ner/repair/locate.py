@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from runner.tasks.ner.repair.categories import occurrences
-from runner.types import Span
+from runner.tasks.ner.types import Span
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,8 @@ from typing import Any, Sequence
 
 from runner.transforms.base import Transformation
 from runner.text.candidates import make_source, match_case
-from runner.types import Edit, FollowUp, Prediction, Replacement, Sentence
+from runner.types import Edit, FollowUp, Replacement
+from runner.tasks.ner.types import Prediction, Sentence
 
 
 class TokenMLM(Transformation):
