@@ -8,10 +8,9 @@ pytest.importorskip("transformers")
 from runner import models  # noqa: E402
 from runner.nlp import load_spacy  # noqa: E402
 from runner.text.candidates import (CandidateSource, MaskedLMCandidates,  # noqa: E402
-                                          match_case)
+                                    match_case)
 from runner.tasks.ner.transforms.token_mlm import TokenMLM  # noqa: E402
-from runner.types import Span  # noqa: E402
-from runner.tasks.ner.types import Prediction, Sentence
+from runner.tasks.ner.types import Prediction, Sentence, Span  # noqa: E402
 from tests import tiny_models  # noqa: E402
 
 TEXT = "Old teachers walked to the big house and John smiled at the red car."
