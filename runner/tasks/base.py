@@ -143,6 +143,12 @@ class Task:
         """Checks of a ``task: X`` suite that JSON Schema cannot express (files named by
         parameters, parameter combinations); raise ``suite.error(message, path)``."""
 
+    def system_base(self) -> type:
+        """The task's :class:`~runner.sut.base.SystemUnderTest` subclass that turns a raw answer
+        into a prediction (``_convert``, ``_check_raw``); the shared ``python`` system is built
+        on it (:func:`runner.sut.python_sut.build_python_system`)."""
+        raise NotImplementedError
+
     # -- inputs --------------------------------------------------------------------------------
     def corpus(self, suite: "Suite") -> Corpus:
         raise NotImplementedError

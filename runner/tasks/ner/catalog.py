@@ -16,6 +16,7 @@ from runner.params import RETRY as _RETRY
 from runner.params import batch as _batch
 from runner.params import label_map as _label_map
 from runner.registry import Registry, lazy
+from runner.sut.python_sut import python_sut_params
 from runner.tasks.ner.sut.base import (AWS_TO_COMMON, AZURE_TO_COMMON, CONLL_TO_COMMON,
                                        HTTP_TO_COMMON, ONTONOTES_TO_COMMON)
 
@@ -145,6 +146,19 @@ SUTS.add(
         "label_map": _label_map(HTTP_TO_COMMON),
         "keep_unmapped": _KEEP_UNMAPPED,
     },
+)
+SUTS.add(
+    "python", lazy("runner.sut.python_sut:build_python_system"),
+    description="A Python function (module:function) called with a list of texts; it returns, per "
+                "text, a list of {start, end, label} character spans (end exclusive); an "
+                "exception or a bad answer makes the inputs concerned error cases.",
+    required=("callable",),
+    params={
+        **python_sut_params(),
+        "label_map": _label_map(HTTP_TO_COMMON),
+        "keep_unmapped": _KEEP_UNMAPPED,
+    },
+    task=True,
 )
 SUTS.add(
     "flair", lazy("runner.tasks.ner.sut.flair_sut:FlairNER"),
