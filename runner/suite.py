@@ -189,8 +189,8 @@ def _explain(err: Any, data: dict, marks: dict) -> list[tuple[int | None, int | 
             kl, kc = _position(marks, at + (key, "<key>"))
             close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
             hint = f" — did you mean {close[0]!r}?" if close else ""
-            if not at:  # a top-level section another task owns (e.g. NER's repair)
-                hint = _owner("section", key, data.get("task")) + hint
+            if not at:  # a top-level section another task owns (e.g. NER's repair): no typo
+                hint = _owner("section", key, data.get("task")) or hint
             out.append((kl, kc, f"{_dotted(at + (key,))}: unknown key{hint} (allowed here: "
                                 f"{', '.join(allowed)})"))
         return out

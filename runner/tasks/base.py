@@ -110,8 +110,9 @@ class Task:
     #: corpus.format "auto": file extension → format name (the formats of :meth:`corpus_schema`)
     corpus_extensions: ClassVar[Mapping[str, str]] = {}
     #: Jinja template (under ``templates/``) of one violation's opened row in report.html and of a
-    #: case in diff.html; it reads the dict :meth:`case_view` returned as ``v``
-    case_template: ClassVar[str] = ""
+    #: case in diff.html; it reads the dict :meth:`case_view` returned as ``v`` (and, in the diff,
+    #: ``key``: "new" or "fixed"). The default shows both texts and the predictions as JSON.
+    case_template: ClassVar[str] = "case.html.j2"
     #: template of the legend above the report's violation table (reads ``labels``: the
     #: ``types`` shown), or "" for none
     legend_template: ClassVar[str] = ""
@@ -243,7 +244,11 @@ class Task:
         ``origin``, ``transformation``, ``relation``, ``reason``, ``categories``, ``types``
         (labels the report can filter on), ``differences`` (their number is a sortable column),
         ``source_text`` and ``follow_up_text``."""
+        from runner.report.writers import changed_ranges, segments
+
         verdict = case["verdict"]
+        src_changed, tgt_changed = changed_ranges(case)
+        src, fol = case["source"], case["follow_up"]
         return {"id": case["id"], "origin": case.get("origin", ""),
                 "transformation": case["transformation"], "relation": case["relation"],
                 "reason": verdict.get("reason", ""), "differences": verdict.get("differences", []),
@@ -252,7 +257,14 @@ class Task:
                 "source_text": case["source"]["text"],
                 "follow_up_text": case["follow_up"]["text"],
                 "meta": case["follow_up"].get("meta", {}), "repair": case.get("repair"),
-                "gold": case.get("gold")}
+                "gold": case.get("gold"),
+                # the texts with the edit marked, and the predictions, for the default template
+                "source_parts": segments(src["text"], [], src_changed)[0]["parts"]
+                if src["text"] else [],
+                "follow_up_parts": segments(fol["text"], [], tgt_changed)[0]["parts"]
+                if fol["text"] else [],
+                "source_prediction": src.get("prediction"),
+                "follow_up_prediction": fol.get("prediction")}
 
     def charts(self, results: dict[str, Any]) -> list[tuple[str, "Markup"]]:
         """Extra charts of the report's first screen: (title, inline SVG)."""
