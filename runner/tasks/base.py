@@ -18,8 +18,8 @@ screen, JUnit, Markdown and ``mtrun diff`` — knows no span and no relation. It
 - **what else to do with violations** (:meth:`Task.analyzer`): e.g. NER's error categories and
   repair; a task without one gets :class:`NullAnalyzer`;
 - **what the python system under test exchanges** (:meth:`Task.input_to_json`,
-  :meth:`Task.prediction_from_json`): the documented JSON-like shapes of an input and a
-  prediction.
+  :meth:`Task.prediction_from_json`, :meth:`Task.system_base`): the documented JSON-like shapes
+  of an input and a prediction, and the class that turns the answer into a prediction.
 
 A task package (``runner/tasks/<name>/``) holds its value types, corpus readers, systems under
 test, transformations, relations, report partial and registrations; it is registered by name in
@@ -125,7 +125,9 @@ class Task:
     def registries(self) -> dict[str, "Registry"]:
         """The task's components: ``{"sut": ..., "transformations": ..., "relations": ...,
         "filters": ...}``. A transformation's entry names its default relation in
-        ``extra["relation"]``; a system under test's ``extra["device"]`` says it runs on torch
+        ``extra["relation"]``, may bound the follow-ups one source gives for ``--dry-run``
+        (``extra["max_per_source"]``: params → int) and says it loads models
+        (``extra["models"]``: it gets ``device``); a system under test's ``extra["device"]`` says it runs on torch
         (it gets the resolved ``device``), ``extra["task"]`` that it is built with ``task=``
         (the shared python system)."""
         raise NotImplementedError
