@@ -7,11 +7,19 @@ without ``lexnames``; on first use the files are copied into a user cache folder
 file names of WordNet 3.0, in their fixed order), and NLTK reads them from there. An existing
 NLTK WordNet (``nltk.download('wordnet')``) is used as it is.
 
-``python -m runner.models.wordnet`` does the copy ahead of time and prints where it went.
+Start-up: NLTK's reader parses the index and exception files on every construction (several
+seconds) and, for its multilingual functions, maps WordNet 3.0 onto itself by reading
+``index.sense`` twice. mtrun uses no multilingual function, so that mapping is skipped, and the
+parsed indexes are kept in a ``marshal`` file under the cache folder keyed by the data files'
+sizes and modification times and the NLTK version: later runs load them in a fraction of a second.
+
+``python -m runner.models.wordnet`` does the copy and builds the index cache ahead of time.
 """
 from __future__ import annotations
 
 import functools
+import hashlib
+import marshal
 import os
 import shutil
 from pathlib import Path
@@ -71,12 +79,79 @@ def prepare(debian_dir: Path = DEBIAN_DIR, root: Path | None = None) -> Path:
     return data
 
 
+INDEX_CACHE_VERSION = 1
+
+
+def _index_cache_path(root: Path) -> Path:
+    """Where the parsed indexes of the WordNet at ``root`` are kept: keyed by every data file's
+    size and modification time, the NLTK and Python versions, so a changed file, a new NLTK (whose
+    structures may differ) or another interpreter never reads a stale cache."""
+    import nltk
+
+    h = hashlib.sha256(f"{INDEX_CACHE_VERSION}|{nltk.__version__}|{marshal.version}|"
+                       f"{root.resolve()}".encode())
+    for f in sorted(_FILES):
+        st = (root / f).stat()
+        h.update(f"|{f}:{st.st_size}:{st.st_mtime_ns}".encode())
+    return cache_root() / "wordnet-index" / f"{h.hexdigest()[:24]}.marshal"
+
+
+def _cached_reader_class() -> type:
+    from collections import defaultdict
+
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    class CachedWordNetReader(WordNetCorpusReader):
+        """NLTK's reader with its start-up work cached (see the module's docstring). Every
+        lookup is NLTK's own; only where the three in-memory indexes come from changes."""
+
+        def _scan_satellites(self) -> None:
+            # The first of the three index loads __init__ makes: try the cache for all of them.
+            self._index_cache = _index_cache_path(Path(str(self.root)))
+            try:
+                sat, lemmas, exceptions = marshal.loads(self._index_cache.read_bytes())
+            except (OSError, ValueError, EOFError, TypeError):
+                self._from_cache = False
+                super()._scan_satellites()
+                return
+            self._from_cache = True
+            self.satellite_offsets = sat
+            self._lemma_pos_offset_map = defaultdict(dict, lemmas)
+            self._exception_map = exceptions
+
+        def _load_lemma_pos_offset_map(self) -> None:
+            if not self._from_cache:
+                super()._load_lemma_pos_offset_map()
+
+        def _load_exception_map(self) -> None:
+            if self._from_cache:
+                return
+            super()._load_exception_map()
+            self._write_index_cache()
+
+        def _write_index_cache(self) -> None:
+            data = marshal.dumps((self.satellite_offsets, dict(self._lemma_pos_offset_map),
+                                  self._exception_map))
+            try:
+                self._index_cache.parent.mkdir(parents=True, exist_ok=True)
+                tmp = self._index_cache.with_suffix(f".tmp{os.getpid()}")
+                tmp.write_bytes(data)
+                tmp.replace(self._index_cache)  # atomic: a reader never sees half a file
+            except OSError:
+                pass  # a read-only cache folder costs start-up time, nothing else
+
+        def map_wn(self, version: str = "wordnet") -> None:
+            # Only the multilingual (OMW) functions use this map; mtrun calls none of them.
+            return None
+
+    return CachedWordNetReader
+
+
 @functools.lru_cache(maxsize=1)
 def load_wordnet() -> Any:
     """NLTK's WordNet reader: an installed NLTK WordNet, else Debian's copied into the cache."""
     try:
         import nltk
-        from nltk.corpus.reader.wordnet import WordNetCorpusReader
     except ImportError as e:
         raise ModelNotAvailable("WordNet needs nltk: pip install nltk==3.10.4 "
                                 "(or pip install 'mtrun[similar]')") from e
@@ -92,7 +167,7 @@ def load_wordnet() -> Any:
         path = str(data / "corpora" / "wordnet")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "multilingual functions are not available": not used
-        return WordNetCorpusReader(path, None)
+        return _cached_reader_class()(path, None)
 
 
 def describe() -> dict[str, Any]:
