@@ -68,6 +68,8 @@ class Abbreviations(Transformation):
                 word = m.group()
                 short = rng.choice(table[" ".join(word.lower().split())])
                 new = short if not any(c.isalpha() for c in short) else match_case(word, short)
+                if new.endswith(".") and text[m.end():m.end() + 1] == ".":
+                    new = new[:-1]  # "in October." → "in Oct.", not "Oct.."
                 replacements.append(Replacement(m.start(), m.end(), new))
             follow_up = FollowUp.from_replacements(
                 text, replacements, self.name,

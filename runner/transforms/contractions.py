@@ -64,6 +64,8 @@ class Contractions(Transformation):
         text = source.text
         ranges = entity_ranges(prediction)
         found = self._contract(text) if self.mode == "contract" else self._expand(text)
+        # Where two overlap ("they will not"), the negation wins: "they won't".
+        found.sort(key=lambda f: (not f[2].endswith("n't"), f[0]))
         replacements, taken = [], []
         for start, end, new in found:
             if overlaps_any(start, end, ranges) or overlaps_any(start, end, taken):

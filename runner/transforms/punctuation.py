@@ -43,6 +43,14 @@ class Punctuation(Transformation):
         else:
             for m in _ANY.finditer(text):
                 a, b = m.start(), m.end()
+                # the part of the run outside entities ("Inc.," → the comma only)
+                for ea, eb in ranges:
+                    if ea <= a < eb:
+                        a = eb
+                    if ea < b <= eb:
+                        b = ea
+                if a >= b:
+                    continue
                 inner = (a > 0 and text[a - 1].isalnum() and b < len(text) and text[b].isalnum())
                 if inner or overlaps_any(a, b, ranges):
                     continue
