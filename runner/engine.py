@@ -102,7 +102,6 @@ class Engine:
             self.sut.store = self.store
             self.log(f"prediction cache: {self.store.path}")
         self.transformations = []
-        self.groups: dict[str, str] = {}
         for t in cfg["transformations"]:
             params = {k: v for k, v in t.items() if k not in ("type", "name")}
             entry = TRANSFORMATIONS.get(t["type"])
@@ -113,7 +112,6 @@ class Engine:
             # The suite's name for it (default: its type) is what follow-ups, counts and
             # reports carry.
             transformation.name = t.get("name", t["type"])
-            self.groups[transformation.name] = entry.extra.get("group", "research")
             self.transformations.append(transformation)
         self.filters = []
         for f in cfg["filters"]:
@@ -352,12 +350,16 @@ class Engine:
         return out
 
     def summary(self) -> list[dict[str, Any]]:
+        from runner.catalog import TRANSFORMATIONS
+
         rows = []
         for t in self.cfg["transformations"]:
             name = t.get("name", t["type"])
+            extra = TRANSFORMATIONS.get(t["type"]).extra
             for rel in self.relations.get(name, []):
                 rows.append({"transformation": name, "relation": rel.name,
-                             "type": t["type"], "group": self.groups.get(name, "research"),
+                             "type": t["type"], "group": extra.get("group", "research"),
+                             **({"violation": extra["violation"]} if extra.get("violation") else {}),
                              **self.counts[(name, rel.name)].to_json()})
         return rows
 
