@@ -216,6 +216,9 @@ def _explain(err: Any, data: dict, marks: dict) -> list[tuple[int | None, int | 
         return [(line, col, f"{prefix}must not be empty")]
     if v == "uniqueItems":
         return [(line, col, f"{prefix}items must be unique, got {inst!r}")]
+    if v == "oneOf" and at and at[-1] == "mode":
+        return [(line, col, f"{prefix}expected find_all, keep_type or a mapping of transformation "
+                            f"name → find_all / keep_type, got {_yaml_type(inst)} {_short(inst)}")]
     if v == "oneOf":
         return [(line, col, f"{prefix}expected a number or a mapping of transformation type → "
                             f"number, got {_yaml_type(inst)} {_short(inst)}")]
