@@ -283,3 +283,15 @@ def test_unknown_groups_fail_loudly():
         EntitySwap(pool="first_names", origin="martian")
     with pytest.raises(ValueError, match="no city"):
         EntitySwap(pool="cities", country="XX")
+
+
+def test_no_false_alarm_from_joined_names_or_symbols_beside_entities():
+    src = sentence("Stores in Glasgow, Cardiff and Belfast close, the firm said.",
+                   ("Glasgow", "LOCATION"), ("Cardiff", "LOCATION"), ("Belfast", "LOCATION"))
+    [f] = generate(Punctuation(mode="strip", scope="all"), src)
+    assert f.text == "Stores in Glasgow, Cardiff and Belfast close the firm said"
+    src = sentence("Canada and Mexico want to talk to Ada and to you.",
+                   ("Canada", "LOCATION"), ("Mexico", "LOCATION"), ("Ada", "PERSON"))
+    [f] = generate(Abbreviations(style="texting"), src)
+    # "and" and "to" beside an entity stay words; the others are abbreviated
+    assert f.text == "Canada and Mexico want 2 talk to Ada and 2 u."

