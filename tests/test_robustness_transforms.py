@@ -295,3 +295,10 @@ def test_no_false_alarm_from_joined_names_or_symbols_beside_entities():
     [f] = generate(Abbreviations(style="texting"), src)
     # "and" and "to" beside an entity stay words; the others are abbreviated
     assert f.text == "Canada and Mexico want 2 talk to Ada and 2 u."
+
+
+def test_no_typo_in_the_word_between_two_entities():
+    src = sentence("Prices at Aldi and Lidl rose.", ("Aldi", "ORGANIZATION"), ("Lidl", "ORGANIZATION"))
+    for seed in range(20):
+        for f in generate(Typos(kind="ocr", rate=1.0), src, seed):
+            assert " and " in f.text

@@ -117,8 +117,15 @@ class Typos(Transformation):
 
     def eligible(self, text: str, prediction: Prediction) -> list[Word]:
         out = []
+        starts = {s.start for s in prediction.spans}
+        ends = {s.end for s in prediction.spans}
         for w in words(text, prediction):
             if w.in_entity and not self.entities:
+                continue
+            # A word between two entities ("Aldi and Lidl"): misspelt, it reads as part of one
+            # name ("Aldi ond Lidl"), so a system that joins them is not wrong.
+            if not w.in_entity and len(text[:w.start].rstrip()) in ends and \
+                    w.end + len(text[w.end:]) - len(text[w.end:].lstrip()) in starts:
                 continue
             if len(w.text) < self.min_length:
                 continue
