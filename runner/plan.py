@@ -14,7 +14,12 @@ from runner.suite import Suite
 # Most follow-ups one source gives, per transformation type (before limits.max_follow_ups_per_source);
 # a type not listed is bounded by that limit alone.
 _MAX_PER_SOURCE = {"structural_question": lambda p: 1,
-                   "entity_shuffle": lambda p: int(p.get("follow_ups", 1))}
+                   "entity_shuffle": lambda p: int(p.get("follow_ups", 1)),
+                   "case": lambda p: 1, "punctuation": lambda p: 1, "contractions": lambda p: 1,
+                   "numbers": lambda p: 1,
+                   "typos": lambda p: int(p.get("follow_ups", 1)),
+                   "abbreviations": lambda p: int(p.get("follow_ups", 1)),
+                   "entity_swap": lambda p: int(p.get("follow_ups", 1))}
 
 
 def dry_run(suite: Suite, *, use_cache: bool = True) -> tuple[str, dict[str, Any]]:
@@ -56,7 +61,7 @@ def dry_run(suite: Suite, *, use_cache: bool = True) -> tuple[str, dict[str, Any
         bound = _MAX_PER_SOURCE.get(t["type"], lambda p: cap)(t)
         bound = min(bound, cap)
         per_source += bound
-        parts.append(f"{t['type']} ≤{bound}")
+        parts.append(f"{t.get('name', t['type'])} ≤{bound}")
     fu_texts = per_source * len(texts)
     fu_chars = per_source * sum(len(t) + 1 for t in texts)  # "+1": e.g. "." → "?" keeps length
     fu_calls = -(-fu_texts // batch)
