@@ -14,7 +14,9 @@ from runner.transforms.base import Transformation
 from runner.transforms.surface import segments
 from runner.types import FollowUp, Prediction, Replacement, Sentence
 
-_TITLE_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
+# A word, apostrophes inside it included; not the "s" after an entity's apostrophe ("Canada|'s",
+# cut at the entity's end).
+_TITLE_WORD = re.compile(r"(?<!['’])[^\W\d_]+(?:['’][^\W\d_]+)*")
 
 
 def title(text: str) -> str:
