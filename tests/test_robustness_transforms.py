@@ -104,6 +104,14 @@ def test_title_case_keeps_apostrophes_inside_words():
     assert images(f, prediction) == ["Paris"]
 
 
+def test_title_case_after_an_entity_s_apostrophe():
+    src = sentence("canada's prices rose.", ("canada", "LOCATION"))
+    [f] = generate(Case(mode="title"), src)
+    assert f.text == "Canada's Prices Rose."
+    [g] = generate(Case(mode="title", scope="context"), src)
+    assert g.text == "canada's Prices Rose."
+
+
 def test_case_context_only_leaves_an_all_lower_sentence_alone():
     src = sentence("angela merkel met", ("angela merkel", "PERSON"))
     assert generate(Case(mode="lower", scope="context"), src) == []

@@ -15,7 +15,9 @@ from runner.tasks.ner.transforms.surface import segments
 from runner.types import FollowUp, Replacement
 from runner.tasks.ner.types import Prediction, Sentence
 
-_TITLE_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
+# A word, apostrophes inside it included; not the "s" after an entity's apostrophe ("Canada|'s",
+# cut at the entity's end).
+_TITLE_WORD = re.compile(r"(?<!['’])[^\W\d_]+(?:['’][^\W\d_]+)*")
 
 
 def title(text: str) -> str:
