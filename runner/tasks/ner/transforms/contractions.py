@@ -11,10 +11,10 @@ import random
 import re
 from typing import Any
 
-from runner.transforms.base import Transformation
 from runner.tasks.ner.transforms.surface import entity_ranges, match_case, overlaps_any
-from runner.types import FollowUp, Replacement
 from runner.tasks.ner.types import Prediction, Sentence
+from runner.transforms.base import Transformation
+from runner.types import FollowUp, Replacement
 
 # long form → contraction. Written for mtrun.
 CONTRACTIONS: dict[str, str] = {
@@ -113,5 +113,6 @@ class Contractions(Transformation):
                     continue
             if long.startswith("i "):
                 long = "I" + long[1:]
-            out.append((m.start(), m.end(), long if long.startswith("I ") else match_case(head, long)))
+            new = long if long.startswith("I ") else match_case(head, long)
+            out.append((m.start(), m.end(), new))
         return out

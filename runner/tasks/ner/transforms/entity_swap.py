@@ -21,10 +21,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from runner.transforms.base import Transformation
 from runner.tasks.ner.transforms.entity_shuffle import _non_overlapping
-from runner.types import FollowUp, Replacement
 from runner.tasks.ner.types import Prediction, Sentence, Span
+from runner.transforms.base import Transformation
+from runner.types import FollowUp, Replacement
 
 DATA = Path(__file__).resolve().parent / "data"
 POOLS = ("first_names", "countries", "cities")
@@ -124,8 +124,8 @@ class EntitySwap(Transformation):
             origins = [origin] if origin else sorted(names)
             self.by_gender = {g: sorted({n for o in origins for n in names[o].get(g, [])})
                               for g in ("male", "female")}
-            self.replacements = (self.by_gender[gender] if gender else
-                                 sorted(set(self.by_gender["male"]) | set(self.by_gender["female"])))
+            either = set(self.by_gender["male"]) | set(self.by_gender["female"])
+            self.replacements = self.by_gender[gender] if gender else sorted(either)
         elif pool == "countries":
             groups = income_groups()
             by_code = {code: n for n, code in countries().items()}
@@ -168,7 +168,9 @@ class EntitySwap(Transformation):
             ent = span.text_in(text)
             if self.pool == "first_names":
                 m = re.match(r"[^\W\d_]+(?:-[^\W\d_]+)?", ent)
-                if not m or not m.group()[0].isupper() or m.group().isupper() and len(m.group()) > 1:
+                # a capitalised word, not an acronym
+                if not m or not m.group()[0].isupper() or (m.group().isupper()
+                                                           and len(m.group()) > 1):
                     continue
                 first = m.group()
                 rest = ent[m.end():]
@@ -208,7 +210,8 @@ class EntitySwap(Transformation):
                 options = [x for x in pool if x != old and x not in chosen.values()]
                 if options:
                     chosen[old] = rng.choice(options)
-            replacements = [Replacement(a, b, chosen[old]) for a, b, old in targets if old in chosen]
+            replacements = [Replacement(a, b, chosen[old]) for a, b, old in targets
+                            if old in chosen]
             if not replacements:
                 return out
             follow_up = FollowUp.from_replacements(

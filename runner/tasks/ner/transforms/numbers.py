@@ -11,10 +11,10 @@ import random
 import re
 from typing import Any
 
-from runner.transforms.base import Transformation
 from runner.tasks.ner.transforms.surface import entity_ranges, match_case, overlaps_any
-from runner.types import FollowUp, Replacement
 from runner.tasks.ner.types import Prediction, Sentence
+from runner.transforms.base import Transformation
+from runner.types import FollowUp, Replacement
 
 UNITS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
          "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
@@ -42,7 +42,8 @@ def to_words(n: int) -> str:
 
 def ordinal_words(n: int) -> str:
     words = to_words(n)
-    head, sep, last = words.rpartition("-") if "-" in words.split(" ")[-1] else words.rpartition(" ")
+    last_word = words.split(" ")[-1]
+    head, sep, last = words.rpartition("-") if "-" in last_word else words.rpartition(" ")
     if last in _ORDINAL:
         last = _ORDINAL[last]
     elif last.endswith("y"):
@@ -134,7 +135,8 @@ class Numbers(Transformation):
                 word = tokens[j].group().lower()
                 if _is_number_word(word) and word != "and":
                     j += 1
-                elif (word == "and" and j + 1 < len(tokens) and _is_number_word(tokens[j + 1].group())
+                elif (word == "and" and j + 1 < len(tokens)
+                      and _is_number_word(tokens[j + 1].group())
                       and tokens[j + 1].group().lower() != "and"):
                     j += 2
                 else:

@@ -12,10 +12,10 @@ import random
 import re
 from typing import Any, Sequence
 
-from runner.transforms.base import Transformation
 from runner.tasks.ner.transforms.surface import entity_ranges, overlaps_any
-from runner.types import FollowUp, Replacement
 from runner.tasks.ner.types import Prediction, Sentence
+from runner.transforms.base import Transformation
+from runner.types import FollowUp, Replacement
 
 # A run of punctuation (Unicode P* classes and a few symbols) with the spaces before it.
 _MARKS = r"""[.,;:!?…"'“”‘’«»()\[\]{}\-–—/]"""

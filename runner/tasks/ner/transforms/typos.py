@@ -13,10 +13,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from runner.transforms.base import Transformation
 from runner.tasks.ner.transforms.surface import Word, match_case, words
-from runner.types import FollowUp, Replacement
 from runner.tasks.ner.types import Prediction, Sentence
+from runner.transforms.base import Transformation
+from runner.types import FollowUp, Replacement
 
 DATA = Path(__file__).resolve().parent / "data"
 # Attempts per wanted follow-up at drawing one not made already.
