@@ -146,7 +146,9 @@ def _list(args: argparse.Namespace) -> int:
             for entry in registry.entries():
                 params = ", ".join(entry.params) or "no parameters"
                 status = "" if entry.factory else "  [accepted by the schema, not built yet]"
-                print(f"    {entry.name:<22} {entry.description}{status}\n    {'':<22} ({params})")
+                group = f"  [group: {entry.extra['group']}]" if entry.extra.get("group") else ""
+                print(f"    {entry.name:<22} {entry.description}{status}{group}\n"
+                      f"    {'':<22} ({params})")
         for section in task.sections():
             print(f"  section {section}: see the suite schema")
     return ExitCode.OK

@@ -108,12 +108,16 @@ class Engine:
             self.log(f"prediction cache: {self.store.path}")
         self.transformations = []
         for t in cfg["transformations"]:
-            params = {k: v for k, v in t.items() if k != "type"}
+            params = {k: v for k, v in t.items() if k not in ("type", "name")}
             entry = TRANSFORMATIONS.get(t["type"])
             if entry.extra.get("models"):
                 params["device"] = cfg["device"]
                 self.log(f"loading models for {t['type']}")
-            self.transformations.append(entry.factory(**params))
+            transformation = entry.factory(**params)
+            # The suite's name for it (default: its type) is what follow-ups, counts and
+            # reports carry.
+            transformation.name = t.get("name", t["type"])
+            self.transformations.append(transformation)
         self.filters = []
         for f in cfg["filters"]:
             params = {k: v for k, v in f.items() if k != "type"}
@@ -357,11 +361,16 @@ class Engine:
         return out
 
     def summary(self) -> list[dict[str, Any]]:
+        transformations = self.task.registries()["transformations"]
         rows = []
         for t in self.cfg["transformations"]:
-            for rel in self.relations.get(t["type"], []):
-                rows.append({"transformation": t["type"], "relation": rel.name,
-                             **self.counts[(t["type"], rel.name)].to_json()})
+            name = t.get("name", t["type"])
+            extra = transformations.get(t["type"]).extra
+            for rel in self.relations.get(name, []):
+                rows.append({"transformation": name, "relation": rel.name,
+                             "type": t["type"], "group": extra.get("group", "research"),
+                             **({"violation": extra["violation"]} if extra.get("violation") else {}),
+                             **self.counts[(name, rel.name)].to_json()})
         return rows
 
     def results(self) -> dict[str, Any]:
@@ -380,6 +389,7 @@ class Engine:
         overall.update(sources=self.sources_done,
                        follow_ups=sum(c.follow_ups for c in self.per_transformation.values()))
         relations = {r: c.to_json() for r, c in sorted(per_relation.items())}
+        groups = group_counts(summary)
         return {
             "mtrun_results_version": RESULTS_VERSION,
             "task": self.task.name,
@@ -409,10 +419,32 @@ class Engine:
                       "per_transformation": {k: v.to_json() for k, v in self.per_transformation.items()}},
             "summary": summary,
             "relations": relations,
+            "groups": groups,
             "overall": overall,
-            "thresholds": evaluate_thresholds(self.cfg["report"]["fail_on"], overall, relations),
+            "thresholds": evaluate_thresholds(self.cfg["report"]["fail_on"], overall, relations,
+                                              groups),
             **(self.analyzer.results() if getattr(self, "analyzer", None) else {}),
         }
+
+
+def group_counts(summary: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per group of transformations (research, robustness, bias): the counts of its rows and
+    which transformations it holds (results.json ``groups``)."""
+    out: dict[str, dict[str, Any]] = {}
+    for row in summary:
+        g = out.setdefault(row.get("group", "research"),
+                           {"transformations": [], "follow_ups": 0, "cases": 0, "pass": 0,
+                            "fail": 0, "skip": 0, "error": 0})
+        if row["transformation"] not in g["transformations"]:
+            g["transformations"].append(row["transformation"])
+            g["follow_ups"] += row["follow_ups"]
+        for k in ("cases", "pass", "fail", "skip", "error"):
+            g[k] += row[k]
+    for g in out.values():
+        judged = g["pass"] + g["fail"]
+        g["violations"] = g["fail"]
+        g["violation_rate"] = g["fail"] / judged if judged else None
+    return out
 
 
 def _funnel_entry() -> dict[str, Any]:

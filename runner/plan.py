@@ -55,7 +55,7 @@ def dry_run(suite: Suite, *, use_cache: bool = True) -> tuple[str, dict[str, Any
         bound = most(t) if most else cap
         bound = min(bound, cap)
         per_source += bound
-        parts.append(f"{t['type']} ≤{bound}")
+        parts.append(f"{t.get('name', t['type'])} ≤{bound}")
     fu_texts = per_source * len(texts)
     fu_chars = per_source * sum(len(t) + 1 for t in texts)  # "+1": e.g. "." → "?" keeps length
     fu_calls = -(-fu_texts // batch)

@@ -15,6 +15,8 @@ from runner.registry import Registry
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema" / "suite.schema.json"
 DEVICE_PATTERN = r"^(auto|cpu|cuda(:[0-9]+)?)$"
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
+# Groups a transformation's registration puts it in (``group=``), reported apart.
+GROUPS = ("research", "robustness", "bias")
 
 
 def _component(registry: Registry, extra: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -114,7 +116,12 @@ def _task_schema(task: Any, names: list[str]) -> dict[str, Any]:
             }, description="Parse (tags, dependencies, lemmas) used by transformations."),
             "corpus": copy.deepcopy(task.corpus_schema()),
             "transformations": {"type": "array", "minItems": 1,
-                                "items": _component(transformations)},
+                                "items": _component(transformations, {"name": {
+                                    "type": "string", "pattern": NAME_PATTERN,
+                                    "description": "What this transformation is called in "
+                                                   "applies_to, reports and thresholds (default: "
+                                                   "its type); lets one type be listed several "
+                                                   "times with different parameters."}})},
             "filters": {"type": "array", "items": _component(registries["filters"]), "default": []},
             "relations": {
                 "type": "array", "minItems": 1,
@@ -140,6 +147,14 @@ def _task_schema(task: Any, names: list[str]) -> dict[str, Any]:
                                            "maximum": 1, "default": None},
                     "relations": {"type": "object", "additionalProperties": unit,
                                   "default": {}},
+                    "groups": {"type": "object", "additionalProperties": unit,
+                               "propertyNames": {"enum": list(GROUPS)}, "default": {},
+                               "description": "Per group of transformations (research: the "
+                                              "TIN methods; robustness: everyday noise such as "
+                                              "case, typos, punctuation; bias: entities swapped "
+                                              "for ones of a named group), e.g. {robustness: "
+                                              "0.3, bias: 0.1}: the rate over every "
+                                              "transformation of the group."},
                 }, description="Exit 1 when a violation rate exceeds these."),
             }),
             "cache": _section({

@@ -228,6 +228,9 @@ def _explain(err: Any, data: dict, marks: dict) -> list[tuple[int | None, int | 
         return [(line, col, f"{prefix}must not be empty")]
     if v == "uniqueItems":
         return [(line, col, f"{prefix}items must be unique, got {inst!r}")]
+    if v == "oneOf" and at and at[-1] == "mode":
+        return [(line, col, f"{prefix}expected find_all, keep_type or a mapping of transformation "
+                            f"name → find_all / keep_type, got {_yaml_type(inst)} {_short(inst)}")]
     if v == "oneOf":
         return [(line, col, f"{prefix}expected a number or a mapping of transformation type → "
                             f"number, got {_yaml_type(inst)} {_short(inst)}")]
@@ -240,18 +243,26 @@ def _cross_check(suite: Suite) -> None:
     task = suite.task
     TRANSFORMATIONS = task.registries()["transformations"]
     cfg = suite.config
-    types = [t["type"] for t in cfg["transformations"]]
+    # A transformation is known in the suite (applies_to, reports, thresholds) by its `name`,
+    # which defaults to its type: one type can be listed several times with different
+    # parameters (e.g. upper- and lower-case) when each has a name of its own.
+    for t in cfg["transformations"]:
+        t.setdefault("name", t["type"])
+    types = [t["name"] for t in cfg["transformations"]]
+    kind_of = {t["name"]: t["type"] for t in cfg["transformations"]}
     seen: set[str] = set()
     for i, t in enumerate(types):
         if t in seen:
-            raise suite.error(f"transformation {t!r} is listed twice; give it once with the "
-                              "parameters you want", ("transformations", i, "type"))
+            raise suite.error(f"transformation {t!r} is listed twice; give each a different "
+                              "`name` (or list it once with the parameters you want)",
+                              ("transformations", i, "name" if "name" in suite.raw[
+                                  "transformations"][i] else "type"))
         seen.add(t)
 
     if "relations" not in suite.raw:
         by_relation: dict[str, list[str]] = {}
         for t in types:
-            by_relation.setdefault(TRANSFORMATIONS.get(t).extra["relation"], []).append(t)
+            by_relation.setdefault(TRANSFORMATIONS.get(kind_of[t]).extra["relation"], []).append(t)
         cfg["relations"] = [{"type": r, "applies_to": ts} for r, ts in sorted(by_relation.items())]
     else:
         covered: set[str] = set()
@@ -263,8 +274,8 @@ def _cross_check(suite: Suite) -> None:
                                   ("relations", i, "type"))
             rel_types.add(rel["type"])
             if "applies_to" not in rel:
-                rel["applies_to"] = [t for t in types
-                                     if TRANSFORMATIONS.get(t).extra["relation"] == rel["type"]]
+                rel["applies_to"] = [t for t in types if TRANSFORMATIONS.get(kind_of[t])
+                                     .extra["relation"] == rel["type"]]
                 if not rel["applies_to"]:
                     raise suite.error(f"relation {rel['type']} applies to none of this suite's "
                                       f"transformations ({', '.join(types)}); add applies_to",
@@ -288,6 +299,24 @@ def _cross_check(suite: Suite) -> None:
                               f"its relations: {', '.join(relation_names)}",
                               ("report", "fail_on", "relations", rel, "<key>"),
                               hint=_close(rel, relation_names))
+
+    groups = sorted({TRANSFORMATIONS.get(t["type"]).extra.get("group", "research")
+                     for t in cfg["transformations"]})
+    for group in cfg["report"]["fail_on"].get("groups") or {}:
+        if group not in groups:
+            raise suite.error(f"threshold for the group {group!r}, which none of this suite's "
+                              f"transformations belongs to; its groups: {', '.join(groups)}",
+                              ("report", "fail_on", "groups", group, "<key>"),
+                              hint=_close(group, groups))
+    for i, rel in enumerate(cfg["relations"]):
+        modes = rel.get("mode")
+        if isinstance(modes, dict):
+            for name in modes:
+                if name != "default" and name not in seen:
+                    raise suite.error(f"{name!r} is not a transformation of this suite; expected "
+                                      f"'default' or one of: {', '.join(types)}",
+                                      ("relations", i, "mode", name),
+                                      hint=_close(name, types + ["default"]))
 
     filter_types: set[str] = set()
     for i, flt in enumerate(cfg["filters"]):

@@ -145,7 +145,8 @@ def test_unknown_transformation_type(capsys, tmp_path):
     err = both(capsys, path, tmp_path)
     located(err, path, 9, 11)
     assert ("transformations[0].type: unknown transformation type 'entity_shufle'; available: "
-            "entity_shuffle, phrase_np, structural_question, token_mlm — "
+            "abbreviations, case, contractions, entity_shuffle, entity_swap, numbers, "
+            "phrase_np, punctuation, structural_question, token_mlm, typos — "
             "did you mean 'entity_shuffle'?") in err
 
 

@@ -104,10 +104,19 @@ def charts(results: dict[str, Any], task: Any = None) -> dict[str, Any]:
     fail_on = results["suite"]["filled"]["report"].get("fail_on", {}) or {}
     per_rel = fail_on.get("relations") or {}
     overall_max = fail_on.get("max_violation_rate")
-    # the limit a row is held to: its relation's threshold, else the overall one (as in junit.xml)
+    per_group = fail_on.get("groups") or {}
+
+    def limit(s: dict[str, Any]) -> tuple[float | None, str]:
+        # the limit a row is held to: its relation's threshold, else its group's, else the
+        # overall one (as in junit.xml)
+        if per_rel.get(s["relation"]) is not None:
+            return per_rel[s["relation"]], "max"
+        if per_group.get(s.get("group")) is not None:
+            return per_group[s["group"]], f"{s['group']} max"
+        return overall_max, "overall max"
+
     rows = [{"label": f"{s['transformation']} · {s['relation']}", "rate": s["violation_rate"],
-             "max": per_rel[s["relation"]] if per_rel.get(s["relation"]) is not None else overall_max,
-             "limit_name": "max" if per_rel.get(s["relation"]) is not None else "overall max",
+             "max": limit(s)[0], "limit_name": limit(s)[1],
              "note": f"{s['fail']} violations of {s['pass'] + s['fail']} judged"}
             for s in results.get("summary", [])]
     out: dict[str, Any] = {

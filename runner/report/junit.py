@@ -25,11 +25,17 @@ def xml_text(value: Any) -> str:
     return _NOT_XML.sub("\ufffd", str(value))
 
 
-def row_limit(results: dict[str, Any], relation: str) -> tuple[float, str]:
+def row_limit(results: dict[str, Any], relation: str,
+              group: str | None = None) -> tuple[float, str]:
+    """The limit a transformation × relation row is held to: its relation's threshold, else its
+    group's (robustness, bias...), else the overall one, else 0."""
     fail_on = results["suite"]["filled"]["report"].get("fail_on", {}) or {}
     per_rel = fail_on.get("relations") or {}
+    per_group = fail_on.get("groups") or {}
     if per_rel.get(relation) is not None:
         return float(per_rel[relation]), f"report.fail_on.relations.{relation}"
+    if group is not None and per_group.get(group) is not None:
+        return float(per_group[group]), f"report.fail_on.groups.{group}"
     if fail_on.get("max_violation_rate") is not None:
         return float(fail_on["max_violation_rate"]), "report.fail_on.max_violation_rate"
     return 0.0, "no threshold: any violation fails"
@@ -82,7 +88,7 @@ def build_junit(results: dict[str, Any], cases: CaseSource) -> ET.Element:
                            name=xml_text(rel),
                            time=f"{duration * row['cases'] / max(results['overall']['cases'], 1):.3f}")
         rate = row["violation_rate"]
-        limit, why = row_limit(results, rel)
+        limit, why = row_limit(results, rel, row.get("group"))
         if rate is None:
             n_skip += 1
             ET.SubElement(tc, "skipped", message=f"no judged case ({row['skip']} skipped, "
@@ -102,8 +108,33 @@ def build_junit(results: dict[str, Any], cases: CaseSource) -> ET.Element:
                             f"follow-ups {row['follow_ups']}, pass {row['pass']}, "
                             f"violations {row['fail']}, skip {row['skip']}, error {row['error']}, "
                             f"rate {'–' if rate is None else f'{rate:.1%}'}, limit {limit:.1%} ({why})")
+    # One test case per group of transformations that has a threshold (report.fail_on.groups).
+    n_groups = 0
+    fail_on_groups = (results["suite"]["filled"]["report"].get("fail_on") or {}).get("groups") or {}
+    for group, counts in sorted((results.get("groups") or {}).items()):
+        ET.SubElement(props, "property", name=f"group.{group}.violation_rate",
+                      value=xml_text("" if counts.get("violation_rate") is None
+                                     else counts["violation_rate"]))
+        if fail_on_groups.get(group) is None:
+            continue
+        n_groups += 1
+        limit, rate = float(fail_on_groups[group]), counts.get("violation_rate")
+        tc = ET.SubElement(suite, "testcase", classname=xml_text(f"{suite_name}.groups"),
+                           name=xml_text(group), time="0.000")
+        judged = counts["pass"] + counts["fail"]
+        summary = (f"group {group} ({', '.join(counts['transformations'])}): violation rate "
+                   f"{'–' if rate is None else f'{rate:.1%}'} ({counts['fail']} of {judged}), "
+                   f"limit {limit:.1%} (report.fail_on.groups.{group})")
+        if rate is None:
+            n_skip += 1
+            ET.SubElement(tc, "skipped", message=xml_text(summary))
+        elif rate > limit:
+            n_fail += 1
+            ET.SubElement(tc, "failure", message=xml_text(summary),
+                          type="MetamorphicRelationViolation").text = xml_text(summary)
+        ET.SubElement(tc, "system-out").text = xml_text(summary)
     for el in (root, suite):
-        el.set("tests", str(len(rows)))
+        el.set("tests", str(len(rows) + n_groups))
         el.set("failures", str(n_fail))
         el.set("errors", "0")
         el.set("time", f"{duration:.3f}")

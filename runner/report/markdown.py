@@ -54,15 +54,24 @@ def render_markdown(results: dict[str, Any], cases: CaseSource,
         lines.append(f"- ❌ {md_text(reason)}")
     if th.get("reasons"):
         lines.append("")
-    lines += ["| transformation | relation | judged | violations | rate | limit | result |",
-              "|---|---|--:|--:|--:|--:|---|"]
+    grouped = any(row.get("group", "research") != "research" for row in results.get("summary", []))
+    lines += [("| group " if grouped else "") + "| transformation | relation | judged | violations | "
+              "rate | limit | result |", ("|---" if grouped else "") + "|---|---|--:|--:|--:|--:|---|"]
     for row in results.get("summary", []):
-        limit, why = row_limit(results, row["relation"])
+        limit, why = row_limit(results, row["relation"], row.get("group"))
         rate = row["violation_rate"]
         result = "–" if rate is None else ("✅" if rate <= limit else "❌")
-        lines.append(f"| {md_text(row['transformation'])} | {md_text(row['relation'])} | "
+        lines.append((f"| {md_text(row.get('group', 'research'))} " if grouped else "") +
+                     f"| {md_text(row['transformation'])} | {md_text(row['relation'])} | "
                      f"{row['pass'] + row['fail']} | {row['fail']} | {_pct(rate)} | "
                      f"{_pct(limit) if 'no threshold' not in why else '—'} | {result} |")
+    groups = results.get("groups") or {}
+    if grouped and groups:
+        lines += ["", "| group | transformations | judged | violations | rate |",
+                  "|---|---|--:|--:|--:|"]
+        for group, g in groups.items():
+            lines.append(f"| {md_text(group)} | {md_text(', '.join(g['transformations']))} | "
+                         f"{g['pass'] + g['fail']} | {g['fail']} | {_pct(g['violation_rate'])} |")
     checks = th.get("checks", [])
     if checks:
         lines += ["", "| threshold | rate | max | result |", "|---|--:|--:|---|"]

@@ -5,13 +5,18 @@ from typing import Any
 
 
 def evaluate_thresholds(fail_on: dict[str, Any], overall: dict[str, Any],
-                        relations: dict[str, dict[str, Any]]) -> dict[str, Any]:
+                        relations: dict[str, dict[str, Any]],
+                        groups: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     checks = []
     if fail_on.get("max_violation_rate") is not None:
         checks.append(_check("overall", overall.get("violation_rate"), fail_on["max_violation_rate"]))
     for rel, limit in sorted(fail_on.get("relations", {}).items()):
         rate = relations.get(rel, {}).get("violation_rate")
         checks.append(_check(rel, rate, limit))
+    # A group's rate: every violation of its transformations over everything they judged.
+    for group, limit in sorted((fail_on.get("groups") or {}).items()):
+        rate = (groups or {}).get(group, {}).get("violation_rate")
+        checks.append(_check(f"group {group}", rate, limit))
     failed = [c for c in checks if not c["passed"]]
     return {
         "status": "fail" if failed else "pass",

@@ -147,6 +147,12 @@ def relation_checks(results: dict[str, Any]) -> list[dict[str, Any]]:
         rows.append({"scope": rel, "rate": c["violation_rate"],
                      "max": (fail_on.get("relations") or {}).get(rel),
                      "fail": c["fail"], "judged": c["pass"] + c["fail"]})
+    for group, c in (results.get("groups") or {}).items():
+        limit = (fail_on.get("groups") or {}).get(group)
+        if limit is None and set(results["groups"]) == {"research"}:
+            continue  # a suite of the research methods only: nothing to add to the rows above
+        rows.append({"scope": f"group {group}", "rate": c["violation_rate"], "max": limit,
+                     "fail": c["fail"], "judged": c["pass"] + c["fail"]})
     for row in rows:
         row["status"] = ("none" if row["max"] is None else
                          "pass" if row["rate"] is None or row["rate"] <= row["max"] else "fail")
@@ -200,17 +206,28 @@ def write_html(results: dict[str, Any], cases: "CaseSource", out_path: Path) -> 
 def console_summary(results: dict[str, Any]) -> str:
     from tabulate import tabulate
 
-    rows = [[r["transformation"], r["relation"], r["sources"], r["applicable_sources"],
+    def pct(v: float | None) -> str:
+        return "–" if v is None else f"{v:.1%}"
+
+    # The group column appears when the suite has more than the research methods.
+    grouped = any(r.get("group", "research") != "research" for r in results["summary"])
+    rows = [([r.get("group", "research")] if grouped else []) +
+            [r["transformation"], r["relation"], r["sources"], r["applicable_sources"],
              r["follow_ups"], r["pass"], r["fail"], r["skip"] + r["error"],
-             "–" if r["violation_rate"] is None else f"{r['violation_rate']:.1%}"]
+             pct(r["violation_rate"])]
             for r in results["summary"]]
     o = results["overall"]
-    rows.append(["all", "", o["sources"], "", o["follow_ups"], o["pass"], o["fail"],
-                 o["skip"] + o["error"],
-                 "–" if o["violation_rate"] is None else f"{o['violation_rate']:.1%}"])
-    table = tabulate(rows, headers=["transformation", "relation", "sources", "applicable",
-                                    "follow-ups", "pass", "violations", "skip/error", "rate"],
-                     tablefmt="simple")
+    rows.append(([""] if grouped else []) +
+                ["all", "", o["sources"], "", o["follow_ups"], o["pass"], o["fail"],
+                 o["skip"] + o["error"], pct(o["violation_rate"])])
+    table = tabulate(rows, headers=(["group"] if grouped else []) +
+                     ["transformation", "relation", "sources", "applicable", "follow-ups", "pass",
+                      "violations", "skip/error", "rate"], tablefmt="simple")
+    lines = [table]
+    if grouped:
+        lines.append("groups: " + ", ".join(
+            f"{g} {pct(c['violation_rate'])} ({c['fail']} of {c['pass'] + c['fail']})"
+            for g, c in (results.get("groups") or {}).items()))
     from runner.tasks import task_of_results
 
-    return "\n".join([table, *task_of_results(results).console_lines(results)])
+    return "\n".join([*lines, *task_of_results(results).console_lines(results)])

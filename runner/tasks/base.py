@@ -126,10 +126,13 @@ class Task:
         """The task's components: ``{"sut": ..., "transformations": ..., "relations": ...,
         "filters": ...}``. A transformation's entry names its default relation in
         ``extra["relation"]``, may bound the follow-ups one source gives for ``--dry-run``
-        (``extra["max_per_source"]``: params → int) and says it loads models
-        (``extra["models"]``: it gets ``device``); a system under test's ``extra["device"]``
-        says it runs on torch (it gets the resolved ``device``), ``extra["task"]`` that it is
-        built with ``task=`` (the shared python system)."""
+        (``extra["max_per_source"]``: params → int), says it loads models
+        (``extra["models"]``: it gets ``device``), puts it in a group reported apart and held to
+        ``report.fail_on.groups`` (``extra["group"]``: ``research`` by default, ``robustness``,
+        ``bias``) and says what a violation of it means (``extra["violation"]``, shown in the
+        report); a system under test's ``extra["device"]`` says it runs on torch (it gets the
+        resolved ``device``), ``extra["task"]`` that it is built with ``task=`` (the shared
+        python system)."""
         raise NotImplementedError
 
     def corpus_schema(self) -> dict[str, Any]:

