@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from runner.report.display import visible_text
 from runner.report.writers import TEMPLATES_DIR  # noqa: F401 (the template lives there)
 
 Key = tuple[str, str, str, str]
@@ -132,11 +133,12 @@ def console_diff(d: dict[str, Any], examples: int = 10) -> str:
                 c = item["case"]
                 out.append(f"  {c['transformation']} · {c['relation']} · {state} {item[state]}: "
                            f"{_oneline(c['follow_up']['text'])}")
-    return "\n".join(out)
+    # suite names, systems and sentences are untrusted: hidden characters shown as markers
+    return visible_text("\n".join(out), keep="\n")
 
 
 def _oneline(text: str, n: int = 120) -> str:
-    text = " ".join(text.split())
+    text = " ".join(visible_text(text).split())
     return text if len(text) <= n else text[:n - 1] + "…"
 
 

@@ -14,6 +14,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+from runner.report.display import visible_text
 from runner.report.writers import CaseSource, cases_of
 
 EXAMPLES_PER_CASE = 5
@@ -36,12 +37,15 @@ def row_limit(results: dict[str, Any], relation: str) -> tuple[float, str]:
 
 
 def describe_example(case: dict[str, Any]) -> str:
-    lines = [f"{case['id']}", f"  source:    {case['source']['text']}",
-             f"  follow-up: {case['follow_up']['text']}"]
+    """One violation as plain text; untrusted text with hidden characters shown as markers."""
+    v = visible_text
+    lines = [v(case["id"]), f"  source:    {v(case['source']['text'])}",
+             f"  follow-up: {v(case['follow_up']['text'])}"]
     for d in case["verdict"].get("differences", []):
-        lines.append(f"  {d.get('text')!r}: {d.get('source') or 'NULL'} → {d.get('follow_up') or 'NULL'}")
+        lines.append(f"  '{v(d.get('text'))}': {v(d.get('source') or 'NULL')} → "
+                     f"{v(d.get('follow_up') or 'NULL')}")
     if case["verdict"].get("categories"):
-        lines.append(f"  categories: {', '.join(case['verdict']['categories'])}")
+        lines.append(f"  categories: {v(', '.join(case['verdict']['categories']))}")
     return "\n".join(lines)
 
 
