@@ -23,6 +23,7 @@ are applied to each piece after it is cut at those offsets, never to the whole s
 """
 from __future__ import annotations
 
+import re
 import unicodedata
 from typing import Any, Iterator
 
@@ -30,6 +31,7 @@ from markupsafe import Markup, escape
 
 _HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
 _INVISIBLE_LETTERS = frozenset("\u034f\u115f\u1160\u3164\uffa0")
+_INVISIBLE_LETTER = re.compile("[\u034f\u115f\u1160\u3164\uffa0]")
 _JOINERS = frozenset("\u200c\u200d")
 # Scripts whose shaping uses ZWJ/ZWNJ: Arabic, Syriac, Thaana, NKo, Samaritan, Mandaic, Arabic
 # supplements and presentation forms; Devanagari through Malayalam/Sinhala; Tibetan; Myanmar;
@@ -58,6 +60,12 @@ def _joins(ch: str | None) -> bool:
     return unicodedata.category(ch) in ("So", "Sk") or ch == "\ufe0f"
 
 
+def is_plain(text: str) -> bool:
+    """Whether nothing in ``text`` is hidden: the common case, answered at C speed
+    (``str.isprintable`` is false for every category the rule marks)."""
+    return text.isprintable() and not _INVISIBLE_LETTER.search(text)
+
+
 def is_hidden(text: str, i: int) -> bool:
     """Whether ``text[i]`` is shown as a marker."""
     ch = text[i]
@@ -76,7 +84,7 @@ def runs(text: str, keep: str = "") -> Iterator[tuple[bool, str]]:
     """The text as alternating runs: ``(False, shown as it is)`` and ``(True, hidden
     characters)``. Characters in ``keep`` (e.g. ``"\\n"`` for multi-line console messages) are
     shown as they are."""
-    if text.isprintable():  # the common case, at C speed: nothing to mark
+    if is_plain(text):
         if text:
             yield False, text
         return
@@ -107,7 +115,7 @@ def char_name(ch: str) -> str:
 def visible_text(value: Any, keep: str = "") -> str:
     """Plain text with every hidden character as ``⟨U+XXXX⟩`` (console, JUnit, attributes)."""
     text = value if isinstance(value, str) else str(value)
-    if text.isprintable():
+    if is_plain(text):
         return text
     return "".join("".join(marker(c) for c in part) if hidden else part
                    for hidden, part in runs(text, keep))

@@ -138,14 +138,14 @@ def _environment():
     from jinja2 import pass_eval_context
     from jinja2.filters import do_join
 
-    from runner.report.display import visible_html, visible_text
+    from runner.report.display import is_plain, visible_html, visible_text
 
     # Every value a template prints goes through `finalize`: hidden characters become plain
     # ⟨U+XXXX⟩ markers, safe in any context (an attribute, an <option>). Where sentences are
     # displayed the templates ask for `| shown`: the same markers as styled, titled spans.
     # Markup (the embedded JSON, the charts) is printed as it is.
     def finalize(value: Any) -> Any:
-        if isinstance(value, str) and not isinstance(value, Markup) and not value.isprintable():
+        if isinstance(value, str) and not isinstance(value, Markup) and not is_plain(value):
             return visible_text(value)
         return value
 
