@@ -423,10 +423,15 @@ def _cross_check(suite: Suite) -> None:
                                       f"'default' or one of: {', '.join(types)}",
                                       ("filters", i, "SynThreshold", name),
                                       hint=_close(name, types + ["default"]))
+    for at in (("report", "dir"), ("cache", "path")):
+        value = cfg.get(at[0], {}).get(at[1])
+        if isinstance(value, str):
+            _usable_path(suite, value, at)
     for i, t in enumerate(cfg["transformations"]):
         if t.get("sense2vec"):
-            folder = (suite.path.parent / t["sense2vec"]).resolve()
-            if not folder.is_dir():
+            at = ("transformations", i, "sense2vec")
+            folder = _usable_path(suite, t["sense2vec"], at)
+            if not _probe(suite, at, folder.is_dir):
                 raise suite.error(f"sense2vec folder not found: {folder}",
                                   ("transformations", i, "sense2vec"),
                                   hint="paths are relative to the suite file's folder")
@@ -436,18 +441,34 @@ def _cross_check(suite: Suite) -> None:
                               ("transformations", i, "source"))
 
     fmt = cfg["corpus"]["format"]
-    corpus = suite.corpus_path
+    corpus = _usable_path(suite, cfg["corpus"]["path"], ("corpus", "path"))
     if fmt == "auto":
         fmt = _CORPUS_EXTENSIONS.get(corpus.suffix.lower())
         if fmt is None:
             raise suite.error(f"cannot tell the corpus format from the extension {corpus.suffix!r}; "
                               "set corpus.format to text, jsonl or conll", ("corpus", "path"))
         cfg["corpus"]["format"] = fmt
-    if not corpus.exists():
+    if not _probe(suite, ("corpus", "path"), corpus.exists):
         raise suite.error(f"corpus file not found: {corpus}", ("corpus", "path"),
                           hint="paths are relative to the suite file's folder")
-    if not corpus.is_file():
+    if not _probe(suite, ("corpus", "path"), corpus.is_file):
         raise suite.error(f"corpus path is not a file: {corpus}", ("corpus", "path"))
+
+
+def _usable_path(suite: Suite, value: str, at: Path_) -> Path:
+    """A path from the suite, resolved against the suite's folder: one the system cannot take
+    (a NUL character, a name too long) is the suite's error, located, not an OSError."""
+    if "\x00" in value:
+        raise suite.error("the path contains a NUL character", at)
+    return _probe(suite, at, lambda: (suite.base_dir / value).resolve())
+
+
+def _probe(suite: Suite, at: Path_, check: Any) -> Any:
+    try:
+        return check()
+    except (OSError, ValueError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise suite.error(f"cannot use this path: {reason}", at) from None
 
 
 # -- helpers -----------------------------------------------------------------------------------
