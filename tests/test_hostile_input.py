@@ -326,3 +326,11 @@ def test_attributes_get_plain_markers(tmp_path):
     assert "\u202e" not in body and "\u200b" not in body
     raw = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
     assert any(c["id"] == "case\u202e1" for c in raw["cases"])
+
+
+def test_deeply_nested_results_file(tmp_path, capsys):
+    path = tmp_path / "results.json"
+    path.write_text('{"a": ' + "[" * 100_000 + "]" * 100_000 + "}", encoding="utf-8")
+    assert main(["report", str(path)]) == ExitCode.USAGE_ERROR
+    err = capsys.readouterr().err
+    assert f"{path}: not a results file: JSON nested too deeply" in err and "Traceback" not in err
