@@ -334,3 +334,26 @@ def test_deeply_nested_results_file(tmp_path, capsys):
     assert main(["report", str(path)]) == ExitCode.USAGE_ERROR
     err = capsys.readouterr().err
     assert f"{path}: not a results file: JSON nested too deeply" in err and "Traceback" not in err
+
+
+def test_diff_outputs_show_markers(tmp_path, capsys):
+    """`mtrun diff`: the console, diff.html and diff.md show hidden characters as markers."""
+    from synthetic import HOSTILE, synthetic_run
+
+    from runner.report.outputs import write_outputs
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    write_outputs(*synthetic_run(0, 14), old, ["json"])
+    write_outputs(*synthetic_run(14, 0), new, ["json"])
+    assert main(["diff", str(old / "results.json"), str(new / "results.json"), "-o",
+                 str(tmp_path / "d")]) == ExitCode.OK
+    out = capsys.readouterr().out
+    shown = "⟨U+202E⟩Paris⟨U+202C⟩ 🎉 ⟨U+2028⟩ ⟨U+2029⟩."
+    assert shown in out and "\u202e" not in out
+    html = (tmp_path / "d" / "diff.html").read_text(encoding="utf-8")
+    assert '<span class="ctl" title="U+202E RIGHT-TO-LEFT OVERRIDE">⟨U+202E⟩</span>Paris' in html
+    assert "\u202e" not in html and "\u2028" not in html
+    md = (tmp_path / "d" / "diff.md").read_text(encoding="utf-8")
+    assert "`⟨U+202E⟩`Paris`⟨U+202C⟩`" in md and "\u202e" not in md
+    raw = json.loads((new / "results.json").read_text(encoding="utf-8"))
+    assert HOSTILE in raw["cases"][0]["follow_up"]["text"]

@@ -138,8 +138,9 @@ def console_diff(d: dict[str, Any], examples: int = 10) -> str:
 
 
 def _oneline(text: str, n: int = 120) -> str:
-    text = " ".join(visible_text(text).split())
-    return text if len(text) <= n else text[:n - 1] + "…"
+    # cut the raw text, then show its hidden characters: a marker is never cut in half
+    text = text if len(text) <= n else text[:n - 1] + "…"
+    return " ".join(visible_text(text).split())
 
 
 def write_diff_html(d: dict[str, Any], out_path: Path, limit: int = 2000) -> Path:
