@@ -63,7 +63,7 @@ def _joins(ch: str | None) -> bool:
 def is_plain(text: str) -> bool:
     """Whether nothing in ``text`` is hidden: the common case, answered at C speed
     (``str.isprintable`` is false for every category the rule marks)."""
-    return text.isprintable() and not _INVISIBLE_LETTER.search(text)
+    return text.isprintable() and (text.isascii() or not _INVISIBLE_LETTER.search(text))
 
 
 def is_hidden(text: str, i: int) -> bool:
@@ -124,6 +124,8 @@ def visible_text(value: Any, keep: str = "") -> str:
 def visible_html(value: Any) -> Markup:
     """Escaped HTML with every hidden character as a marked span titled with its name."""
     text = value if isinstance(value, str) else str(value)
+    if is_plain(text):
+        return escape(text)
     out = []
     for hidden, part in runs(text):
         if not hidden:

@@ -145,7 +145,7 @@ def _environment():
     # displayed the templates ask for `| shown`: the same markers as styled, titled spans.
     # Markup (the embedded JSON, the charts) is printed as it is.
     def finalize(value: Any) -> Any:
-        if isinstance(value, str) and not isinstance(value, Markup) and not is_plain(value):
+        if value.__class__ is str and not is_plain(value):  # not Markup, a str subclass
             return visible_text(value)
         return value
 
