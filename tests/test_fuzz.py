@@ -183,7 +183,7 @@ def mutate_tree(data, draw):
     return _set(data, at, draw(VALUES)), "retype"
 
 
-TEXT_SNIPPETS = ["\x00", "\ufeff", "\r\n", "\t", ":", "- ", "&a ", "*a", "*nowhere", "<<: *a\n",
+TEXT_SNIPPETS = ["2001-13-45", "!!int ", "!!bool ", "!!timestamp ", "!!float ", "[" * 400, "\x00", "\ufeff", "\r\n", "\t", ":", "- ", "&a ", "*a", "*nowhere", "<<: *a\n",
                  "!!python/object:os.system ", "!!binary ", "{", "[", "]", "}", "'", '"', "%YAML 1.1\n",
                  "---\n", "...\n", "? ", "\u202e", "\udcff", "\x85", "\u2028", " " * 200, "#",
                  "a: &a [" + ",".join(["x"] * 50) + "]\nb: [" + ",".join(["*a"] * 300) + "]\n"]
