@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from runner.cli import main  # noqa: E402
-from runner.corpus import CorpusReader  # noqa: E402
+from runner.tasks.ner.corpus import CorpusReader  # noqa: E402
 from runner.errors import ExitCode, MtrunError  # noqa: E402
 from runner.suite import load_suite  # noqa: E402
 

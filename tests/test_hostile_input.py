@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from runner.cli import main
-from runner.corpus import MAX_JSON_DEPTH, CorpusReader
+from runner.tasks.ner.corpus import MAX_JSON_DEPTH, CorpusReader
 from runner.errors import ExitCode, SuiteError
 from runner.report.display import is_hidden, visible_html, visible_text
 from runner.report.markdown import md_text
@@ -202,7 +202,7 @@ def test_huge_line_is_not_read_whole(tmp_path):
         for _ in range(300):
             handle.write(b"x" * 1_000_000)
     proc = subprocess.run(
-        [sys.executable, "-c", "import sys; from runner.corpus import CorpusReader; "
+        [sys.executable, "-c", "import sys; from runner.tasks.ner.corpus import CorpusReader; "
          "from runner.errors import SuiteError\n"
          "try:\n    print(len(list(CorpusReader(sys.argv[1], 'text', max_sentence_chars=5000))))\n"
          "except SuiteError as e:\n    print(e); sys.exit(4)", str(path)],
