@@ -204,7 +204,7 @@ def test_hidden_characters_from_the_corpus_are_shown_as_markers(browser, tmp_pat
 
     from runner.cli import main
     from runner.errors import ExitCode
-    from runner.sut.spacy_sut import SpacyNER
+    from runner.tasks.ner.sut.spacy_sut import SpacyNER
 
     sentence = "Angela Merkel told \u202eX\u200b about Emmanuel Macron in Paris\x00 today."
     (tmp_path / "corpus.txt").write_text(sentence + "\n", encoding="utf-8")
