@@ -100,7 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "schema": _schema, "report": _report, "diff": _diff,
                     "models": _models}[args.command](args))
     except MtrunError as exc:
-        print(f"mtrun: error: {exc}", file=sys.stderr)
+        _error(exc)
         return int(exc.exit_code)
     except KeyboardInterrupt:
         print("\nmtrun: interrupted", file=sys.stderr)
@@ -112,6 +112,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ExitCode.INTERNAL_ERROR
 
 
+def _error(exc: BaseException) -> None:
+    """An error message on stderr. It may quote the suite or corpus (a key, a file name): hidden
+    characters are shown as markers, as in every report (runner/report/display.py)."""
+    from runner.report.display import visible_text
+
+    print(f"mtrun: error: {visible_text(str(exc), keep=chr(10))}", file=sys.stderr)
+
+
 def _each_suite(paths: Sequence[str], failed: list[str]) -> Iterator[tuple[str, Any]]:
     """Load each suite in turn; a suite with an error is reported, added to ``failed`` and
     skipped, so one bad suite does not hide the verdict on the others."""
@@ -121,7 +129,7 @@ def _each_suite(paths: Sequence[str], failed: list[str]) -> Iterator[tuple[str, 
         try:
             suite = load_suite(path)
         except MtrunError as exc:
-            print(f"mtrun: error: {exc}", file=sys.stderr)
+            _error(exc)
             failed.append(path)
             continue
         yield path, suite
@@ -212,7 +220,10 @@ def _run(args: argparse.Namespace) -> int:
     out_dir = suite.report_dir(args.out)
     show = not args.quiet
     progress = Progress(enabled=show and sys.stderr.isatty())
-    log = (lambda msg: print(f"mtrun: {msg}", file=sys.stderr)) if show else (lambda msg: None)
+    from runner.report.display import visible_text
+
+    log = ((lambda msg: print(f"mtrun: {visible_text(msg, keep=chr(10))}", file=sys.stderr))
+           if show else (lambda msg: None))
     engine = Engine(suite, out_dir, progress=progress.update, log=log, resume=args.resume,
                     use_cache=not args.no_cache)
     # Ctrl-C or SIGTERM (a CI timeout, `kill`): finish the batch in progress, then write the

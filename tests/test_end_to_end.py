@@ -143,7 +143,10 @@ def test_hostile_text_is_rendered_as_text(tmp_path, monkeypatch):
     html = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
     assert "<script>alert" not in html
     assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; &amp; " in html
-    assert "\u202eParis\u202c" in html and "🎉" in html
+    # the override is shown as a marker, not applied (runner/report/display.py)
+    assert "\u202e" not in html and "🎉" in html
+    assert ('<span class="ctl" title="U+202E RIGHT-TO-LEFT OVERRIDE">⟨U+202E⟩</span>Paris'
+            '<span class="ctl" title="U+202C POP DIRECTIONAL FORMATTING">⟨U+202C⟩</span>') in html
     results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     assert results["cases"][0]["source"]["text"] == HOSTILE
     assert results["overall"]["fail"] == 1

@@ -9,6 +9,7 @@ import os
 import pytest
 
 from cdp import Browser, find_chromium, metrics_js
+from runner.report.display import visible_text
 from runner.report.outputs import write_outputs
 from synthetic import HOSTILE, synthetic_run
 
@@ -104,7 +105,8 @@ def test_ten_thousand_violations_in_the_browser(big_report, browser, tmp_path):
     want3 = sum(1 for c in cases if c["verdict"]["outcome"] == "fail" and "<script>" in c["source"]["text"])
     assert 0 < browser.eval(VISIBLE) == want3 < N
     first_visible = browser.eval("Array.from(document.querySelectorAll('#vbody > tr')).find(tr => !tr.hidden).querySelector('summary').textContent")
-    assert HOSTILE in first_visible  # shown as text, byte for byte
+    # shown as text, with its hidden characters as markers (runner/report/display.py)
+    assert visible_text(HOSTILE) in first_visible
     browser.screenshot(tmp_path / "report-filtered.png")
 
     # sort by transformation, both ways, then back by #
@@ -148,7 +150,7 @@ def test_hostile_text_in_embedded_json_round_trips(browser, tmp_path):
     assert browser.eval("window.__alerts") == []
     ids = browser.eval("JSON.parse(document.getElementById('mtrun-index').textContent).rows.map(r => r[0])")
     assert ids == [c["id"] for c in cases if c["verdict"]["outcome"] == "fail"]
-    assert browser.eval("document.querySelector('header div').textContent") == HOSTILE
+    assert browser.eval("document.querySelector('header div').textContent") == visible_text(HOSTILE)
 
 
 def test_readable_with_javascript_off(chromium, tmp_path):
@@ -192,3 +194,78 @@ def test_printable_view_opens_the_shown_rows(browser, tmp_path):
     browser.eval("window.dispatchEvent(new Event('afterprint'))")
     assert browser.eval("document.querySelectorAll('#vbody details[open]').length") == 0
     assert browser.errors == []
+
+
+def test_hidden_characters_from_the_corpus_are_shown_as_markers(browser, tmp_path, monkeypatch):
+    """A corpus sentence with a right-to-left override, a zero-width space and a NUL byte: the
+    report shows each as a marked ⟨U+XXXX⟩ (never applies the override), entities after them are
+    highlighted on the right characters, and results.json keeps the raw text."""
+    import json
+
+    from runner.cli import main
+    from runner.errors import ExitCode
+    from runner.tasks.ner.sut.spacy_sut import SpacyNER
+
+    sentence = "Angela Merkel told \u202eX\u200b about Emmanuel Macron in Paris\x00 today."
+    (tmp_path / "corpus.txt").write_text(sentence + "\n", encoding="utf-8")
+    (tmp_path / "s.yaml").write_text(
+        "name: hidden\ntask: ner\nsut: {type: spacy}\ncorpus: {path: corpus.txt}\n"
+        "transformations:\n  - type: entity_shuffle\n", encoding="utf-8")
+
+    def scripted(self, texts):
+        # knows "Emmanuel Macron" only in second place: shuffling the two names breaks it
+        out = []
+        for t in texts:
+            spans = sorted((t.index(n), t.index(n) + len(n), n) for n in ("Angela Merkel", "Emmanuel Macron"))
+            (a0, a1, _), (b0, b1, second) = spans
+            out.append([(a0, a1, "PERSON", None),
+                        (b0, b1, "PERSON" if second == "Emmanuel Macron" else "ORG", None)])
+        return out
+
+    monkeypatch.setattr(SpacyNER, "_predict_raw", scripted)
+    out = tmp_path / "out"
+    assert main([str(tmp_path / "s.yaml"), "-o", str(out), "-q"]) == ExitCode.OK
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert results["overall"]["fail"] == 1
+    assert results["cases"][0]["source"]["text"] == sentence  # raw: override, ZWSP and NUL kept
+
+    browser.open(out / "report.html")
+    assert browser.errors == []
+    browser.eval("document.querySelector('#vbody details').open = true")
+    summary = browser.eval("document.querySelector('#vbody summary').textContent")
+    assert summary == "Angela Merkel told ⟨U+202E⟩X⟨U+200B⟩ about Emmanuel Macron in Paris⟨U+0000⟩ today."
+    # nothing hidden anywhere in the displayed page
+    shown = browser.eval("document.body.innerText")
+    for ch in ("\u202e", "\u200b", "\x00"):
+        assert ch not in shown
+    markers = browser.eval("""Array.from(document.querySelectorAll('#vbody .ctl')).map(e => [
+        e.textContent, e.title, getComputedStyle(e).borderTopStyle, e.checkVisibility()])""")
+    titles = {t for _, t, _, _ in markers}
+    assert {"U+202E RIGHT-TO-LEFT OVERRIDE", "U+200B ZERO WIDTH SPACE", "U+0000 NULL"} <= titles
+    assert all(style == "dashed" and visible for _, _, style, visible in markers)
+    # the source side: both names highlighted on their own characters, after the override
+    ents = browser.eval("""Array.from(document.querySelectorAll('#vbody .sbs > div:first-child .ent'))
+        .map(e => e.firstChild.textContent + '|' + e.querySelector('.lab').textContent)""")
+    assert ents == ["Angela Merkel|PERSON", "Emmanuel Macron|PERSON"]
+    follow = browser.eval("document.querySelector('#vbody .sbs > div:last-child').textContent")
+    assert "⟨U+202E⟩X⟨U+200B⟩" in follow and "Paris⟨U+0000⟩" in follow
+    # the override did not reorder what follows it: the words read in order, line by line
+    x = browser.eval("""(() => { const d = document.querySelector('#vbody .sbs > div:first-child');
+        const r = document.createRange(), out = [];
+        for (const word of ['told', 'X', 'about']) {
+          const walker = document.createTreeWalker(d, NodeFilter.SHOW_TEXT);
+          let n; while ((n = walker.nextNode())) { const i = n.textContent.indexOf(word);
+            if (i >= 0) { r.setStart(n, i); r.setEnd(n, i + word.length);
+              const b = r.getBoundingClientRect();
+              out.push([Math.round(b.bottom), b.left]); break; } } }
+        return out; })()""")
+    assert x == sorted(x), x
+    browser.eval("document.querySelector('#vbody details').scrollIntoView()")
+    browser.screenshot(tmp_path / "report-hidden-characters.png")
+    # the other outputs show the markers too
+    md = (out / "summary.md").read_text(encoding="utf-8")
+    assert "`⟨U+202E⟩`X`⟨U+200B⟩`" in md and "Paris`⟨U+0000⟩`" in md
+    junit = (out / "junit.xml").read_text(encoding="utf-8")
+    assert "⟨U+202E⟩X⟨U+200B⟩ about Emmanuel Macron in Paris⟨U+0000⟩" in junit
+    for text in (md, junit):
+        assert "\u202e" not in text and "\u200b" not in text and "\x00" not in text

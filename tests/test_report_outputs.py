@@ -12,6 +12,7 @@ from runner.errors import ExitCode
 from runner.report.markdown import md_text, render_markdown
 from runner.report.outputs import FILES, RESULTS_SCHEMA_PATH, write_outputs
 from runner.report.writers import script_json
+from runner.report.display import visible_text
 from synthetic import HOSTILE, synthetic_run
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -81,7 +82,9 @@ def test_junit_carries_hostile_text_as_text(tmp_path):
     write_outputs(results, cases, tmp_path, ["junit"])
     root = ET.parse(tmp_path / "junit.xml").getroot()
     failure = root.find("./testsuite/testcase/failure")
-    assert HOSTILE + "\ufffd\ufffd" in failure.text
+    # hidden characters as markers (runner/report/display.py): none is lost or replaced
+    assert visible_text(HOSTILE) + "⟨U+0000⟩⟨U+001B⟩" in failure.text
+    assert "⟨U+202E⟩Paris⟨U+202C⟩" in failure.text and "\u202e" not in failure.text
     raw = (tmp_path / "junit.xml").read_text(encoding="utf-8")
     assert "<script>" not in raw and "&lt;script&gt;" in raw
 
@@ -102,7 +105,8 @@ def test_markdown_escapes_untrusted_text():
     assert "<" not in out and ">" not in out
     assert "\\[link\\]\\(http\\:" in out and "\\*\\*b\\*\\*" in out and "\\|" in out and "\\`c\\`" in out
     assert "@" not in out and "&#64;team" in out and "&amp;" in out
-    assert "\n" not in out and "🎉" in out and "\u202e" in out
+    assert "\n" not in out and "🎉" in out and "\u202e" not in out
+    assert "`⟨U+202E⟩`" in out and "`⟨U+000A⟩`new" in out
 
 
 def test_markdown_summary(run_dir):

@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from runner.report.display import visible_text
 from runner.report.writers import TEMPLATES_DIR  # noqa: F401 (the template lives there)
 
 Key = tuple[str, ...]
@@ -146,12 +147,14 @@ def console_diff(d: dict[str, Any], examples: int = 10) -> str:
                 out.append(f"  {c['transformation']} · {c['relation']} · {state} {item[state]}: "
                            f"{_oneline(c['follow_up']['text'])}"
                            + (f" — {_oneline(difference, 160)}" if difference else ""))
-    return "\n".join(out)
+    # suite names, systems and sentences are untrusted: hidden characters shown as markers
+    return visible_text("\n".join(out), keep="\n")
 
 
 def _oneline(text: str, n: int = 120) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= n else text[:n - 1] + "…"
+    # cut the raw text, then show its hidden characters: a marker is never cut in half
+    text = text if len(text) <= n else text[:n - 1] + "…"
+    return " ".join(visible_text(text).split())
 
 
 def write_diff_html(d: dict[str, Any], out_path: Path, limit: int = 2000) -> Path:

@@ -14,6 +14,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+from runner.report.display import visible_text
 from runner.report.writers import CaseSource, cases_of
 
 EXAMPLES_PER_CASE = 5
@@ -42,15 +43,17 @@ def row_limit(results: dict[str, Any], relation: str,
 
 
 def describe_example(case: dict[str, Any], task: Any = None) -> str:
+    """One violation as plain text; untrusted text with hidden characters shown as markers."""
     if task is None:
         from runner.tasks import DEFAULT_TASK, get_task
 
         task = get_task(DEFAULT_TASK)
-    lines = [f"{case['id']}", f"  source:    {case['source']['text']}",
-             f"  follow-up: {case['follow_up']['text']}"]
+    v = visible_text
+    lines = [v(case["id"]), f"  source:    {v(case['source']['text'])}",
+             f"  follow-up: {v(case['follow_up']['text'])}"]
     difference = task.difference_text(case)
     if difference:
-        lines.append(f"  {difference}")
+        lines.append(f"  {v(difference)}")
     return "\n".join(lines)
 
 

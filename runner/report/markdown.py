@@ -3,7 +3,9 @@
 Every untrusted value (sentences, entity texts, ids, names) goes through :func:`md_text`, which
 makes it inert: HTML-significant characters become entities (a comment cannot inject markup),
 Markdown punctuation is backslash-escaped (no links, images, emphasis or table breaks), ``@`` cannot
-mention anyone and line breaks cannot start a new block.
+mention anyone and line breaks cannot start a new block. Hidden characters (controls, line breaks,
+bidirectional and zero-width characters: runner/report/display.py) are shown as ``⟨U+XXXX⟩`` in an
+inline code span.
 """
 from __future__ import annotations
 
@@ -12,19 +14,25 @@ import re
 from pathlib import Path
 from typing import Any
 
+from runner.report.display import marker, runs
 from runner.report.junit import row_limit
 from runner.report.writers import CaseSource, cases_of
 
 EXAMPLES = 5
 _HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;", "@": "&#64;"}
 _MD_PUNCT = re.compile(r"([\\`*_{}\[\]()#+\-.!|~=:$^])")
-_INVISIBLE_BREAKS = re.compile("[\r\n\u2028\u2029\x85\x0b\x0c]+")
 
 
 def md_text(value: Any, limit: int | None = 300) -> str:
-    text = _INVISIBLE_BREAKS.sub(" ", str(value))
+    text = str(value)
     if limit and len(text) > limit:
         text = text[:limit - 1] + "…"
+    # line breaks are hidden characters too: shown as markers, they cannot start a new block
+    return "".join(f"`{''.join(marker(c) for c in part)}`" if hidden else _md_plain(part)
+                   for hidden, part in runs(text))
+
+
+def _md_plain(text: str) -> str:
     text = "".join(_HTML.get(ch, ch) for ch in text)
     # escape Markdown punctuation, but not the ';' '#' that belong to the entities made above
     parts = re.split(r"(&(?:amp|lt|gt|quot|#39|#64);)", text)

@@ -49,6 +49,10 @@ def load_results(path: str | Path) -> dict[str, Any]:
         raise MtrunError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except json.JSONDecodeError as exc:
         raise MtrunError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise MtrunError(f"{path}: not a results file: JSON nested too deeply to read") from None
+    except ValueError as exc:  # e.g. a number of more than 4,300 digits
+        raise MtrunError(f"{path}: not valid JSON: {str(exc).split(';')[0]}") from None
     if not isinstance(results, dict) or "mtrun_results_version" not in results:
         raise MtrunError(f"{path}: not an mtrun results file (no mtrun_results_version key)")
     version = results["mtrun_results_version"]

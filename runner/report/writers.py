@@ -113,11 +113,35 @@ def script_json(data: Any) -> str:
 def _environment():
     from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+    from jinja2 import pass_eval_context
+    from jinja2.filters import do_join
+
+    from runner.report.display import is_plain, visible_html, visible_text
+
+    # Every value a template prints goes through `finalize`: hidden characters become plain
+    # ⟨U+XXXX⟩ markers, safe in any context (an attribute, an <option>). Where sentences are
+    # displayed the templates ask for `| shown`: the same markers as styled, titled spans.
+    # Markup (the embedded JSON, the charts) is printed as it is.
+    def finalize(value: Any) -> Any:
+        if value.__class__ is str and not is_plain(value):  # not Markup, a str subclass
+            return visible_text(value)
+        return value
+
     env = Environment(loader=FileSystemLoader(str(TEMPLATES_DIR)),
                       autoescape=select_autoescape(["html", "j2"], default=True),
-                      trim_blocks=True, lstrip_blocks=True)
+                      trim_blocks=True, lstrip_blocks=True, finalize=finalize)
     env.filters["pct"] = lambda v: "–" if v is None else f"{v:.1%}"
     env.filters["script_json"] = lambda v: Markup(script_json(v))
+    env.filters["shown"] = lambda v: visible_html("" if v is None else v)
+
+    @pass_eval_context
+    def join(ctx: Any, items: Iterable[Any], d: str = "", attribute: Any = None) -> str:
+        # `join` returns markup, which finalize leaves alone: its items are made visible first
+        if attribute is None:
+            items = [finalize(i) for i in items]
+        return do_join(ctx, items, d, attribute)
+
+    env.filters["join"] = join
     return env
 
 
@@ -230,4 +254,7 @@ def console_summary(results: dict[str, Any]) -> str:
             for g, c in (results.get("groups") or {}).items()))
     from runner.tasks import task_of_results
 
-    return "\n".join([*lines, *task_of_results(results).console_lines(results)])
+    from runner.report.display import visible_text
+
+    return visible_text("\n".join([*lines, *task_of_results(results).console_lines(results)]),
+                        keep="\n")

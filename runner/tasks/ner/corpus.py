@@ -4,6 +4,14 @@ Formats: ``text`` (one sentence per line), ``jsonl`` (``{"text", "id"?, "entitie
 label}]}`` per line) and ``conll`` (CoNLL-2003 columns: token first, BIO/IOB tag last, blank line
 between sentences). CoNLL tokens are joined with single spaces except before closing punctuation
 and after an opening bracket; gold spans follow the tokens exactly.
+
+Hostile input is bounded: no line is read beyond ``max_line_bytes`` (by default 64 bytes per
+character of ``limits.max_sentence_chars`` plus 64 KiB, room for any JSON escaping and entity
+list), a JSON value may nest at most ``MAX_JSON_DEPTH`` levels, and a CoNLL sentence stops growing
+at ``max_sentence_chars``. Control and invisible characters (NUL included) are kept in the text: the
+system under test is asked about exactly what the corpus holds, and reports show those characters
+as visible markers (runner/report/display.py). Lone UTF-16 surrogates from JSON escapes are refused:
+they are not characters and no output file could hold them.
 """
 from __future__ import annotations
 
@@ -17,14 +25,21 @@ from runner.tasks.ner.types import Sentence, Span
 _NO_SPACE_BEFORE = {",", ".", ";", ":", "!", "?", ")", "]", "}", "%", "'s", "n't", "'re", "'ve",
                     "'ll", "'d", "'m"}
 _NO_SPACE_AFTER = {"(", "[", "{", "$"}
+MAX_JSON_DEPTH = 64
+
+
+def default_max_line_bytes(max_sentence_chars: int) -> int:
+    return 64 * max_sentence_chars + 65536
 
 
 class CorpusReader:
     def __init__(self, path: Path, fmt: str, *, max_sentence_chars: int,
-                 gold_label_map: Mapping[str, str | None] | None = None) -> None:
+                 gold_label_map: Mapping[str, str | None] | None = None,
+                 max_line_bytes: int | None = None) -> None:
         self.path = Path(path)
         self.fmt = fmt
         self.max_sentence_chars = max_sentence_chars
+        self.max_line_bytes = max_line_bytes or default_max_line_bytes(max_sentence_chars)
         self.gold_label_map = dict(gold_label_map or {})
 
     def __iter__(self) -> Iterator[Sentence]:
@@ -48,7 +63,18 @@ class CorpusReader:
         except OSError as exc:
             raise SuiteError(f"cannot read the corpus: {exc.strerror}", file=str(self.path)) from None
         with handle:
-            for lineno, raw in enumerate(handle, 1):
+            lineno = 0
+            while True:
+                # bounded read: a file of one huge line must not be read into memory whole
+                raw = handle.readline(self.max_line_bytes + 1)
+                if not raw:
+                    break
+                lineno += 1
+                if len(raw) > self.max_line_bytes and not raw.endswith(b"\n"):
+                    raise SuiteError(
+                        f"line longer than {self.max_line_bytes:,} bytes (the limit follows "
+                        "limits.max_sentence_chars). Is this file one sentence per line?",
+                        file=str(self.path), line=lineno)
                 try:
                     line = raw.decode("utf-8")
                 except UnicodeDecodeError as exc:
@@ -81,10 +107,15 @@ class CorpusReader:
             if not line.strip():
                 continue
             where = {"file": str(self.path), "line": lineno}
+            _check_json_depth(line, where)
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise SuiteError(f"invalid JSON: {exc.msg} (column {exc.colno})", **where) from None
+            except (ValueError, RecursionError) as exc:  # e.g. an integer of 5,000 digits
+                raise SuiteError(f"invalid JSON: {str(exc).split(';')[0]}", **where) from None
+            if "\\u" in line.lower():
+                _check_no_surrogates(obj, where)
             if not isinstance(obj, dict):
                 raise SuiteError("each line must be a JSON object with a \"text\" key", **where)
             text = obj.get("text")
@@ -102,8 +133,8 @@ class CorpusReader:
             raise SuiteError("\"entities\" must be a list of {start, end, label}", **where)
         spans = []
         for k, item in enumerate(items):
-            if not (isinstance(item, dict) and isinstance(item.get("start"), int)
-                    and isinstance(item.get("end"), int) and isinstance(item.get("label"), str)):
+            if not (isinstance(item, dict) and _is_int(item.get("start"))
+                    and _is_int(item.get("end")) and isinstance(item.get("label"), str)):
                 raise SuiteError(f"entities[{k}] must be {{\"start\": int, \"end\": int, "
                                  f"\"label\": str}}, got {json.dumps(item)[:80]}", **where)
             if not 0 <= item["start"] < item["end"] <= len(text):
@@ -119,12 +150,13 @@ class CorpusReader:
 
     def _conll(self) -> Iterator[Sentence]:
         tokens: list[tuple[str, str, int]] = []
+        chars = 0  # the sentence's length so far: a file without blank lines must not pile up
         for lineno, line in self._lines():
             cols = line.split()
             if not cols:
                 if tokens:
                     yield self._conll_sentence(tokens)
-                    tokens = []
+                    tokens, chars = [], 0
                 continue
             if cols[0] == "-DOCSTART-":
                 continue
@@ -136,6 +168,9 @@ class CorpusReader:
                 raise SuiteError(f"tag {tag!r} is not a BIO tag (O, B-TYPE, I-TYPE)",
                                  file=str(self.path), line=lineno)
             tokens.append((cols[0], tag, lineno))
+            chars += len(cols[0]) + 1
+            if chars > self.max_sentence_chars + 1:
+                self._check_length(" " * chars, tokens[0][2])
         if tokens:
             yield self._conll_sentence(tokens)
 
@@ -174,3 +209,42 @@ class CorpusReader:
         close()
         return Sentence(id=f"{self.path.stem}:{first_line}", text=text, gold=tuple(spans),
                         origin=f"{self.path.name}:{first_line}")
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_json_depth(line: str, where: dict) -> None:
+    """Refuse JSON nested deeper than MAX_JSON_DEPTH before parsing it (the parser recurses once
+    per level). Only lines with that many brackets at all are scanned."""
+    if line.count("[") + line.count("{") <= MAX_JSON_DEPTH:
+        return
+    depth, in_string, escaped = 0, False, False
+    for col, ch in enumerate(line, 1):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                raise SuiteError(f"JSON nested more than {MAX_JSON_DEPTH} levels deep (column "
+                                 f"{col}); a line is {{\"text\": ..., \"entities\": [...]}}",
+                                 **where)
+        elif ch in "]}":
+            depth -= 1
+
+
+def _check_no_surrogates(value: object, where: dict) -> None:
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise SuiteError(f"a JSON escape gives a lone surrogate (U+{ord(exc.object[exc.start]):04X}),"
+                         " which is not a character; escape the character as a surrogate pair or "
+                         "write it as UTF-8", **where) from None

@@ -78,10 +78,13 @@ class NERTask(Task):
         return {"repair": _REPAIR_SECTION}
 
     def cross_check(self, suite: Any) -> None:
+        from runner.suite import probe, usable_path
+
         for i, t in enumerate(suite.config["transformations"]):
             if t.get("sense2vec"):
-                folder = (suite.path.parent / t["sense2vec"]).resolve()
-                if not folder.is_dir():
+                at = ("transformations", i, "sense2vec")
+                folder = usable_path(suite, t["sense2vec"], at)
+                if not probe(suite, at, folder.is_dir):
                     raise suite.error(f"sense2vec folder not found: {folder}",
                                       ("transformations", i, "sense2vec"),
                                       hint="paths are relative to the suite file's folder")
