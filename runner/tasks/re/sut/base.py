@@ -8,6 +8,7 @@ import json
 from collections import Counter, OrderedDict
 from typing import Any, ClassVar, Mapping, Sequence
 
+from runner.errors import MtrunError
 from runner.tasks.re.types import NO_RELATION, REInput, REPrediction
 
 RawRelation = tuple[str, "float | None"]     # the system's own label, its score
@@ -83,6 +84,8 @@ class RESystem:
                 raw = list(self._predict_raw([inp for _, inp in chunk]))
                 if len(raw) != len(chunk):
                     raise RuntimeError(f"{len(raw)} answers for {len(chunk)} inputs")
+            except MtrunError:       # refused credentials, missing model: every call would fail
+                raise
             except Exception as exc:  # noqa: BLE001 — one failing call must not stop the run
                 raw = [exc] * len(chunk)
             for (k, _), r in zip(chunk, raw):
