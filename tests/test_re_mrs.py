@@ -80,7 +80,7 @@ class FakeGazetteer:
 def test_r2_city_to_state_and_country_moves_the_relation():
     src = source("Richard Lowe was born in San Francisco.", "Richard Lowe", "PERSON",
                  "San Francisco", "CITY")
-    fs = CoarserEntity(gazetteer=FakeGazetteer()).generate(src, REPrediction("per:city_of_birth"),
+    fs = CoarserEntity(places=FakeGazetteer()).generate(src, REPrediction("per:city_of_birth"),
                                                           RNG)
     by_type = {f.input.tail.type: f for f in fs}
     assert by_type["COUNTRY"].text == "Richard Lowe was born in the United States."
@@ -97,7 +97,7 @@ def test_r2_city_to_state_and_country_moves_the_relation():
 def test_r2_not_applicable():
     src = source("Richard Lowe was born in San Francisco.", "Richard Lowe", "PERSON",
                  "San Francisco", "CITY")
-    r2 = CoarserEntity(gazetteer=FakeGazetteer())
+    r2 = CoarserEntity(places=FakeGazetteer())
     assert r2.generate(src, REPrediction("per:employee_of"), RNG) == []   # not in the table
     other = source("Richard Lowe was born in Smallville.", "Richard Lowe", "PERSON",
                    "Smallville", "CITY")
@@ -107,7 +107,7 @@ def test_r2_not_applicable():
 def test_r2_capitalises_an_article_at_the_start():
     src = source("San Francisco is where Richard Lowe was born.", "Richard Lowe", "PERSON",
                  "San Francisco", "CITY")
-    fs = CoarserEntity(gazetteer=FakeGazetteer()).generate(src, REPrediction("per:city_of_birth"),
+    fs = CoarserEntity(places=FakeGazetteer()).generate(src, REPrediction("per:city_of_birth"),
                                                           RNG)
     country = [f for f in fs if f.input.tail.type == "COUNTRY"][0]
     assert country.text == "The United States is where Richard Lowe was born."
@@ -137,7 +137,7 @@ def test_r3_number_becomes_duration():
 def test_r3_type_only_change_keeps_the_text():
     src = source("US actress Joan Mercer died.", "Joan Mercer", "PERSON", "US", "NATIONALITY")
     [f] = CoRelatedEntity().generate(src, REPrediction("per:origin"), RNG)
-    assert f.text == src.text and f.edit is None
+    assert f.text == src.text and f.edit.replacements == ()
     assert f.input.tail.type == "COUNTRY" and pair(f.input) == ("Joan Mercer", "US")
 
 

@@ -34,7 +34,7 @@ _WORD = re.compile(r"\w", re.UNICODE)
 @dataclass(frozen=True)
 class REFollowUp:
     """A follow-up input: ``input`` is the new (text, head, tail), ``edit`` the character edit
-    from the source's text (``None`` when the text is unchanged), ``meta`` how it was made and
+    from the source's text (without replacements when the text is unchanged), ``meta`` how it was made and
     the expected relation. ``others`` holds the further (source, prediction) pairs of a group
     made from several sources (MR-C1/C2)."""
 
@@ -127,6 +127,9 @@ class RETransformation:
         raise NotImplementedError
 
     def _follow_up(self, inp: REInput, edit: Edit | None, expected: str, **meta: Any) -> REFollowUp:
+        # A follow-up that keeps the text still carries an (empty) edit, so that filters and
+        # reports read every follow-up the same way.
+        edit = edit if edit is not None else Edit(inp.text, ())
         return REFollowUp(inp, edit, self.name,
                           {"mr": self.mr, "expected_relation": expected, **meta})
 
@@ -197,9 +200,11 @@ class SameTypeEntity(RETransformation):
     mr = "MR-R1"
 
     def __init__(self, *, pool: EntityPool | None = None, follow_ups: int = 1,
-                 arguments: Sequence[str] = ("head", "tail"), **kw: Any) -> None:
-        super().__init__(follow_ups=follow_ups, arguments=list(arguments), **kw)
-        self.pool = pool or EntityPool()
+                 arguments: Sequence[str] = ("head", "tail"),
+                 gazetteer: dict[str, list[str]] | None = None, **kw: Any) -> None:
+        super().__init__(follow_ups=follow_ups, arguments=list(arguments),
+                         gazetteer=gazetteer or {}, **kw)
+        self.pool = pool or EntityPool(gazetteer)
         self.follow_ups = follow_ups
         self.arguments = _roles(arguments)
 
@@ -231,10 +236,10 @@ class CoarserEntity(RETransformation):
     mr = "MR-R2"
     relation = "coarser"
 
-    def __init__(self, *, gazetteer: Any = None, city_type: str = "CITY",
+    def __init__(self, *, places: Any = None, city_type: str = "CITY",
                  state_type: str = "STATE_OR_PROVINCE", **kw: Any) -> None:
         super().__init__(city_type=city_type, state_type=state_type, **kw)
-        self._gazetteer = gazetteer
+        self._gazetteer = places
         self.city_type, self.state_type = city_type, state_type
 
     @property
@@ -293,9 +298,10 @@ class CoRelatedEntity(RETransformation):
     mr = "MR-R3"
 
     def __init__(self, *, pool: EntityPool | None = None,
-                 arguments: Sequence[str] = ("head", "tail"), **kw: Any) -> None:
-        super().__init__(arguments=list(arguments), **kw)
-        self.pool = pool or EntityPool()
+                 arguments: Sequence[str] = ("head", "tail"),
+                 gazetteer: dict[str, list[str]] | None = None, **kw: Any) -> None:
+        super().__init__(arguments=list(arguments), gazetteer=gazetteer or {}, **kw)
+        self.pool = pool or EntityPool(gazetteer)
         self.arguments = _roles(arguments)
         self.rules = [(r, re.compile(r["pattern"]) if r.get("pattern") else None)
                       for r in self.tables.co_related]
@@ -508,7 +514,7 @@ class Composition(RETransformation):
         if head.overlaps(tail):
             return None
         inp = REInput(second.text, head, tail)
-        return REFollowUp(inp, None, self.name,
+        return REFollowUp(inp, Edit(inp.text, ()), self.name,
                           {"mr": self.mr, "expected_relation": p2.label,
                            "first_source": first.id, "first_relation": p1.label,
                            "first_pair": [first.head.text_in(first.text),
