@@ -41,7 +41,7 @@ class ScriptedRE(RESystem):
     def describe(self) -> dict[str, Any]:
         return {"backend": "scripted"}
 
-    def _predict_raw(self, inputs: Sequence[REInput]) -> list[Any]:
+    def _answer(self, inputs: Sequence[REInput]) -> list[Any]:
         self.asked.extend(inputs)
         out = []
         for i in inputs:
@@ -50,12 +50,12 @@ class ScriptedRE(RESystem):
             if label == "!crash":
                 out.append(RuntimeError(f"cannot read {h!r}"))
             else:
-                out.append((label, 1.0))
+                out.append([label, 1.0])
         return out
 
 
 def items(sources: Sequence[RESource], system: RESystem) -> list[BatchItem]:
-    preds = system.predict([s.input for s in sources])
+    preds = system.predict_outcomes([s.input for s in sources])
     return [BatchItem(s, p, random.Random(k)) for k, (s, p) in enumerate(zip(sources, preds))]
 
 

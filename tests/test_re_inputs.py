@@ -172,7 +172,7 @@ def test_hf_classifier_markers_batches_and_labels(tmp_path):
     assert all(p.label in TINY_LABELS for p in batched)
     for x, y in zip(batched, one_by_one):
         assert x.score == pytest.approx(y.score, abs=1e-5)
-    assert system.stats()["inputs_sent"] == 4        # the repeated input came from the cache
+    assert system.stats()["texts_sent"] == 4        # the repeated input came from the cache
     # the label is the model's id2label name, through the suite's label map
     tok, model = tiny_bert_classifier(tmp_path, bias=[0, 0, 9, 0])
     fixed = HuggingFaceRE(model="tiny", marker_style="entity_markers", loaded=(tok, model),

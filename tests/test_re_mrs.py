@@ -325,5 +325,5 @@ def test_replace_argument_drops_a_doubled_article():
 def test_scripted_system_failure_is_an_error_not_a_crash():
     system = ScriptedRE({("Peterson", "Kelly"): "!crash"})
     s1 = source(PETERSON, "Peterson", "PERSON", "Kelly", "PERSON")
-    [p] = system.predict([s1.input])
+    [p] = system.predict_outcomes([s1.input])
     assert "cannot read" in p.reason

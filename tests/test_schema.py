@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from runner.catalog import REGISTRIES
+from runner.tasks.ner.catalog import REGISTRIES
 from runner.schema import SCHEMA_PATH, build_schema, render
 from runner.suite import load_suite
 

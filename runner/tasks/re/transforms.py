@@ -17,13 +17,13 @@ from __future__ import annotations
 import random
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, Iterable, NamedTuple, Sequence
+from typing import Any, ClassVar, Iterable, Sequence
 
 from runner.tasks.re.tables import RelationTables
 from runner.tasks.re.types import (NO_RELATION, Argument, REInput, REPrediction, RESource,
                                    map_argument)
-from runner.types import Edit, Replacement
+from runner.transforms.base import BatchItem, Transformation
+from runner.types import Edit, FollowUp, Replacement
 
 # Personal pronouns that can stand for a person (MR-R4). "it"/"they" are left out: their
 # antecedent is as often an organisation or a group as a person.
@@ -31,29 +31,9 @@ PERSON_PRONOUNS = frozenset({"he", "she", "him", "her", "his", "hers", "himself"
 _WORD = re.compile(r"\w", re.UNICODE)
 
 
-@dataclass(frozen=True)
-class REFollowUp:
-    """A follow-up input: ``input`` is the new (text, head, tail), ``edit`` the character edit
-    from the source's text (without replacements when the text is unchanged), ``meta`` how it was made and
-    the expected relation. ``others`` holds the further (source, prediction) pairs of a group
-    made from several sources (MR-C1/C2)."""
-
-    input: REInput
-    edit: Edit | None
-    transformation: str
-    meta: dict[str, Any] = field(default_factory=dict)
-    others: tuple[tuple[Any, Any], ...] = field(default=(), compare=False, repr=False)
-
-    @property
-    def text(self) -> str:
-        return self.input.text
-
-
-class BatchItem(NamedTuple):
-    source: RESource
-    prediction: REPrediction
-    rng: random.Random
-    doc: Any = None
+# A follow-up of this task: runner.types.FollowUp whose ``input`` is the new REInput (text, head,
+# tail); ``others`` holds the further (source, prediction) pairs of an MR-C1/C2 group.
+REFollowUp = FollowUp
 
 
 class EntityPool:
@@ -95,7 +75,7 @@ class EntityPool:
         return sum(len(v) for v in self._by_type.values())
 
 
-class RETransformation:
+class RETransformation(Transformation):
     """Subclasses set ``name`` and ``mr`` and implement :meth:`_generate` (per source) or
     override :meth:`generate_batch` (several sources per follow-up)."""
 

@@ -128,8 +128,7 @@ def validate_pair(text: str, head: Argument, tail: Argument,
 
 def map_argument(edit: Any, arg: Argument) -> Argument | None:
     """The argument's range in an edit's target (``None`` when a replacement cut through it)."""
-    start = edit._map(arg.start, is_end=False)
-    end = edit._map(arg.end, is_end=True)
-    if start is None or end is None or end <= start:
+    image = edit.map_range(arg.start, arg.end)
+    if image is None or image[1] <= image[0]:
         return None
-    return replace(arg, start=start, end=end)
+    return replace(arg, start=image[0], end=image[1])

@@ -1,107 +1,56 @@
-"""What every relation-extraction system under test shares: batched calls, a label map, an
-in-run prediction cache keyed by the whole input (text, head, tail), and failures that become
-``error`` cases instead of stopping the run."""
+"""What every relation-extraction system under test adds to the shared one
+(:class:`runner.sut.base.SystemUnderTest`: batching, in-run and persistent caches, chunks split on
+failure, concurrency): inputs are (text, head, tail), identified in the caches by all three; a raw
+answer is ``[label, score]`` (or ``[label, score, raw label]`` when the system reads its own
+output into a label, as textacy does), JSON for the persistent cache; the label map sends the
+system's labels to the suite's."""
 from __future__ import annotations
 
-import hashlib
-import json
-from collections import Counter, OrderedDict
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from runner.errors import MtrunError
+from runner.sut.base import SUTFailure, SystemUnderTest
+from runner.sut.remote import SUTCallError
 from runner.tasks.re.types import NO_RELATION, REInput, REPrediction
 
-RawRelation = tuple[str, "float | None"]     # the system's own label, its score
+REFailure = SUTFailure
 
 
-class REFailure:
-    """In place of a prediction: the system could not answer about this input."""
-
-    def __init__(self, reason: str) -> None:
-        self.reason = reason
-
-    def __repr__(self) -> str:
-        return f"REFailure({self.reason!r})"
-
-
-class RESystem:
-    """Subclasses set ``name`` and implement :meth:`_predict_raw` (one batched call) and
-    :meth:`describe`. A label map sends the system's labels to the suite's; a label absent from
-    the map is kept as it is (``keep_unmapped``, default) or read as ``no_relation``."""
-
-    name: ClassVar[str]
-    remote: ClassVar[bool] = False
+class RESystem(SystemUnderTest):
+    """Subclasses set ``name`` and implement :meth:`_answer` (one batched call, one raw answer or
+    exception per input) and :meth:`describe`. A label absent from the label map is kept as it
+    is (``keep_unmapped``, default) or read as ``no_relation`` and counted."""
 
     def __init__(self, *, label_map: Mapping[str, str] | None = None, keep_unmapped: bool = True,
                  batch_size: int = 32, **params: Any) -> None:
-        self.label_map = dict(label_map or {})
-        self.keep_unmapped = keep_unmapped
-        self.batch_size = batch_size
-        self.params = params
-        self._cache: OrderedDict[str, REPrediction] = OrderedDict()
-        self.calls = 0
-        self.inputs_sent = 0
-        self.failed_inputs = 0
-        self.unmapped: Counter[str] = Counter()
+        super().__init__(label_map=dict(label_map or {}), keep_unmapped=keep_unmapped,
+                         batch_size=batch_size, **params)
 
-    def _predict_raw(self, inputs: Sequence[REInput]) -> list[RawRelation | Exception]:
+    def _answer(self, inputs: Sequence[REInput]) -> list[Any]:
         raise NotImplementedError
 
-    def describe(self) -> dict[str, Any]:
-        raise NotImplementedError
+    def input_key(self, item: Any) -> str:
+        return item.key()
 
-    def fingerprint(self) -> str:
-        payload = json.dumps({"sut": self.describe(), "label_map": self.label_map,
-                              "keep_unmapped": self.keep_unmapped}, sort_keys=True, default=str)
-        return hashlib.sha256(payload.encode()).hexdigest()[:16]
+    def _predict_raw(self, inputs: Sequence[Any]) -> list[Any]:
+        try:
+            raw = list(self._answer(inputs))
+        except (MtrunError, SUTCallError):    # refused credentials, a call failed for good
+            raise
+        except Exception as exc:  # noqa: BLE001 — a system crashing on an input is an error case
+            raise SUTCallError(f"{self.name}: {type(exc).__name__}: {exc}") from exc
+        return [SUTCallError(f"{self.name}: {type(r).__name__}: {r}")
+                if isinstance(r, Exception) and not isinstance(r, SUTCallError) else r
+                for r in raw]
 
-    def _map(self, raw: RawRelation) -> REPrediction:
-        label, score = raw
+    def _convert(self, raw: Any) -> REPrediction:
+        label, score = raw[0], raw[1]
+        said = raw[2] if len(raw) > 2 else label
         if label in self.label_map:
             mapped = self.label_map[label]
         elif self.keep_unmapped:
             mapped = label
         else:
-            self.unmapped[label] += 1
+            self.dropped_labels[label] += 1
             mapped = NO_RELATION
-        return REPrediction(mapped or NO_RELATION, score, label)
-
-    def predict(self, inputs: Sequence[REInput]) -> list[REPrediction | REFailure]:
-        """Predictions in order; an input asked before (in this run) is not sent again."""
-        keys = [i.key() for i in inputs]
-        out: list[REPrediction | REFailure | None] = [self._cache.get(k) for k in keys]
-        todo: dict[str, REInput] = {}
-        for k, inp, p in zip(keys, inputs, out):
-            if p is None:
-                todo.setdefault(k, inp)
-        fresh: dict[str, REPrediction | REFailure] = {}
-        items = list(todo.items())
-        for n in range(0, len(items), self.batch_size):
-            chunk = items[n:n + self.batch_size]
-            self.calls += 1
-            self.inputs_sent += len(chunk)
-            try:
-                raw = list(self._predict_raw([inp for _, inp in chunk]))
-                if len(raw) != len(chunk):
-                    raise RuntimeError(f"{len(raw)} answers for {len(chunk)} inputs")
-            except MtrunError:       # refused credentials, missing model: every call would fail
-                raise
-            except Exception as exc:  # noqa: BLE001 — one failing call must not stop the run
-                raw = [exc] * len(chunk)
-            for (k, _), r in zip(chunk, raw):
-                if isinstance(r, Exception):
-                    self.failed_inputs += 1
-                    fresh[k] = REFailure(f"{self.name}: {type(r).__name__}: {r}")
-                    continue
-                fresh[k] = pred = self._map(r)
-                self._cache[k] = pred
-        return [p if p is not None else fresh[k] for k, p in zip(keys, out)]
-
-    def stats(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"calls": self.calls, "inputs_sent": self.inputs_sent,
-                               "cache_entries": len(self._cache)}
-        if self.failed_inputs:
-            out["failed_inputs"] = self.failed_inputs
-        if self.unmapped:
-            out["unmapped_labels"] = dict(self.unmapped.most_common())
-        return out
+        return REPrediction(mapped or NO_RELATION, score, said)

@@ -69,7 +69,7 @@ class HuggingFaceRE(_Classifier):
     def marked(self, inputs: Sequence[REInput]) -> list[str]:
         return [mark(i, self.templates)[0] for i in inputs]
 
-    def _predict_raw(self, inputs: Sequence[REInput]) -> list[Any]:
+    def _answer(self, inputs: Sequence[REInput]) -> list[Any]:
         import torch
 
         enc = self.tokenizer(self.marked(inputs), padding=True, truncation=True,
@@ -79,7 +79,7 @@ class HuggingFaceRE(_Classifier):
             logits = self.model(**enc).logits.float()
         probs = logits.softmax(-1)
         best = probs.argmax(-1).tolist()
-        return [(self.id2label.get(b, str(b)), float(probs[k, b])) for k, b in enumerate(best)]
+        return [[self.id2label.get(b, str(b)), float(probs[k, b])] for k, b in enumerate(best)]
 
 
 class LukeRE(_Classifier):
@@ -104,7 +104,7 @@ class LukeRE(_Classifier):
         return {"backend": "transformers:LukeForEntityPairClassification",
                 **self._describe_model()}
 
-    def _predict_raw(self, inputs: Sequence[REInput]) -> list[Any]:
+    def _answer(self, inputs: Sequence[REInput]) -> list[Any]:
         import torch
 
         enc = self.tokenizer([i.text for i in inputs],
@@ -117,7 +117,7 @@ class LukeRE(_Classifier):
             logits = self.model(**enc).logits.float()
         probs = logits.softmax(-1)
         best = probs.argmax(-1).tolist()
-        return [(self.id2label.get(b, str(b)), float(probs[k, b])) for k, b in enumerate(best)]
+        return [[self.id2label.get(b, str(b)), float(probs[k, b])] for k, b in enumerate(best)]
 
 
 def _load_luke(name: str) -> tuple[Any, Any, str]:

@@ -49,6 +49,7 @@ class HttpRE(RESystem):
         self.response = {"predictions": "predictions", "label": "label", "score": None,
                          **dict(response or {})}
         self.policy = RetryPolicy.from_params(retry or {})
+        self.concurrency = concurrency
         self._header_templates = dict(headers or {})
         missing = sorted({v for h in self._header_templates.values() for v in _VAR.findall(h)
                           if not os.environ.get(v)})
@@ -67,7 +68,7 @@ class HttpRE(RESystem):
                 "request": self.request, "response": self.response,
                 "header_names": sorted(self._header_templates)}
 
-    def _predict_raw(self, inputs: Sequence[REInput]) -> list[Any]:
+    def _answer(self, inputs: Sequence[REInput]) -> list[Any]:
         body = _fill(self.request, [i.to_json() for i in inputs])
         answer = post_json(self.url, body, self._headers, self.policy,
                            f"http ({len(inputs)} input(s))", secrets=self._secrets)
@@ -82,7 +83,7 @@ class HttpRE(RESystem):
                 score = _get(item, self.response["score"]) if self.response["score"] else None
                 if not isinstance(label, str) or not label:
                     raise ValueError(f"label {label!r} is not a string")
-                out.append((label, None if score is None else float(score)))
+                out.append([label, None if score is None else float(score)])
             except (KeyError, IndexError, TypeError, ValueError) as exc:
                 out.append(SUTCallError(f"http: the answer does not match sut.response "
                                         f"({type(exc).__name__}: {exc})"))

@@ -31,7 +31,7 @@ from typing import Any, Mapping, Sequence
 
 from runner.errors import ModelNotAvailable
 from runner.tasks.re.sut.base import RESystem
-from runner.tasks.re.types import NO_RELATION, Argument, REInput, REPrediction
+from runner.tasks.re.types import NO_RELATION, Argument, REInput
 
 _BORN = ("CITY", "STATE_OR_PROVINCE", "COUNTRY")
 
@@ -199,13 +199,13 @@ class TextacyRE(RESystem):
                     return rule["label"], raw[-1]
         return NO_RELATION, "; ".join(raw)
 
-    def _predict_raw(self, inputs: Sequence[REInput]) -> list[Any]:
+    def _answer(self, inputs: Sequence[REInput]) -> list[Any]:
         self._parse([i.text for i in inputs])
-        return [self.read(i, self._docs[i.text]) for i in inputs]
-
-    def _map(self, raw: Any) -> REPrediction:
-        label, raw_label = raw
-        return REPrediction(label, None, raw_label)
+        out = []
+        for i in inputs:
+            label, said = self.read(i, self._docs[i.text])
+            out.append([label, None, said])
+        return out
 
 
 def _main_verb(tokens: Sequence[Any]) -> Any:
