@@ -34,7 +34,7 @@ def test_validation_messages():
     bad = [("", ok_h, ok_t, "empty"),
            (TEXT, Argument(0, 99, "PERSON"), ok_t, "outside the text"),
            (TEXT, ok_h, Argument(0, 11, "PERSON"), "same mention"),
-           (TEXT, ok_h, Argument(5, 15, "PERSON"), "overlap"),
+           (TEXT, ok_h, Argument(5, 11, "PERSON"), "overlap"),
            (TEXT, ok_h, Argument(20, 30, "PERSONN"), "did you mean 'PERSON'")]
     for text, h, t, msg in bad:
         with pytest.raises(InvalidPair, match=msg):
@@ -54,9 +54,10 @@ def test_jsonl_reader(tmp_path):
     ("{not json", "invalid JSON"),
     (line(head={"start": 0, "end": 99, "type": "PERSON"}), "outside the text"),
     (line(tail={"start": 0, "end": 11, "type": "PERSON"}), "same mention"),
-    (line(tail={"start": 5, "end": 15, "type": "PERSON"}), "overlap"),
+    (line(tail={"start": 5, "end": 11, "type": "PERSON"}), "overlap"),
     (line(head={"start": 0, "end": 11, "type": "PERSN"}), "not a known entity type"),
     (line(text=""), "non-empty"),
+    (line(tail={"start": 21, "end": 30, "type": "PERSON"}), "inside a word"),
     (line(relation="per:spuse"), "did you mean 'per:spouse'"),
     (line(head={"start": 0, "end": 11, "type": "PERSON", "text": "Anna"}), "does not match"),
     (line(tail=None), '"tail" must be'),

@@ -207,6 +207,21 @@ def test_r4_not_applicable_when_two_people_precede_the_pronoun():
     assert CoreferentMention(nlp=nlp).generate(src, REPrediction("per:parents"), RNG) == []
 
 
+def test_r4_rule_does_not_merge_two_people_of_one_family():
+    text = "Ruth Adler divorced Simon Adler in 1994, two years after she adopted Noah."
+    nlp = lambda t: FakeDoc(t, ["Ruth Adler", "Simon Adler", "Noah"])  # noqa: E731
+    src = source(text, "Noah", "PERSON", "she", "PERSON")
+    assert CoreferentMention(nlp=nlp).generate(src, REPrediction("per:parents"), RNG) == []
+    named = source(text, "Simon Adler", "PERSON", "Noah", "PERSON")
+    assert CoreferentMention(nlp=nlp, arguments=["head"]).generate(
+        named, REPrediction("no_relation"), RNG) == []
+    one = "Keller said that she would stay, Anna Keller told the board."
+    nlp = lambda t: FakeDoc(t, ["Keller", "Anna Keller"])  # noqa: E731
+    src = source(one, "she", "PERSON", "board", "ORGANIZATION")
+    [f] = CoreferentMention(nlp=nlp).generate(src, REPrediction("x"), RNG)
+    assert pair(f.input) == ("Keller", "board")
+
+
 # -- MR-S1 / MR-S2 -------------------------------------------------------------------------------
 def test_s1_symmetric_swap():
     src = source("Lily Hart is Mary Hart's sister.", "Lily Hart", "PERSON", "Mary Hart", "PERSON")

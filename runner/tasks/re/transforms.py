@@ -416,8 +416,14 @@ def _distinct(people: list[Argument], text: str) -> list[Argument]:
 
 
 def _same_person(a: Argument, b: Argument, text: str) -> bool:
+    """The same name, or a last name alone and a full name ending with it ("Keller", "Anna
+    Keller"). Two full names that share the last name are two people (a family)."""
     ta, tb = a.text_in(text).split(), b.text_in(text).split()
-    return bool(ta and tb) and (ta == tb or ta[-1] == tb[-1])
+    if not ta or not tb:
+        return False
+    if ta == tb:
+        return True
+    return (len(ta) == 1 or len(tb) == 1) and ta[-1] == tb[-1]
 
 
 # -- MR-S1 / MR-S2 -------------------------------------------------------------------------------

@@ -110,6 +110,11 @@ def validate_pair(text: str, head: Argument, tail: Argument,
                               f"({len(text)} characters) or empty")
         if not text[arg.start:arg.end].strip():
             raise InvalidPair(f"{role} {arg.start}..{arg.end} covers only white space")
+        if (arg.start > 0 and text[arg.start - 1].isalnum() and text[arg.start].isalnum()) or (
+                arg.end < len(text) and text[arg.end - 1].isalnum() and text[arg.end].isalnum()):
+            raise InvalidPair(f"{role} {arg.start}..{arg.end} ({text[arg.start:arg.end]!r}) starts "
+                              f"or ends inside a word ({_around(text, arg)!r}); are the offsets "
+                              f"character offsets with an exclusive end?")
         if known is not None and arg.type not in known:
             from difflib import get_close_matches
 
@@ -124,6 +129,10 @@ def validate_pair(text: str, head: Argument, tail: Argument,
     if head.overlaps(tail):
         raise InvalidPair(f"head {head.start}..{head.end} and tail {tail.start}..{tail.end} "
                           f"overlap")
+
+
+def _around(text: str, arg: Argument) -> str:
+    return text[max(0, arg.start - 10):arg.end + 10]
 
 
 def map_argument(edit: Any, arg: Argument) -> Argument | None:

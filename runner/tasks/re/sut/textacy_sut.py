@@ -63,8 +63,12 @@ DEFAULT_RULES: list[dict[str, Any]] = [
        "label": "per:employee_of"} for p in ("hire", "appoint", "name", "employ")],
     {"predicate": "join", "head": "subject", "head_type": "ORGANIZATION",
      "tail_type": "ORGANIZATION", "label": "org:member_of"},
+    {"predicate": "join", "head": "object", "head_type": "ORGANIZATION",
+     "tail_type": "ORGANIZATION", "label": "org:members"},
     {"predicate": "admit", "head": "subject", "head_type": "ORGANIZATION",
      "tail_type": "ORGANIZATION", "label": "org:members"},
+    {"predicate": "admit", "head": "object", "head_type": "ORGANIZATION",
+     "tail_type": "ORGANIZATION", "label": "org:member_of"},
     *[{"predicate": p, "head": "subject", "head_type": "ORGANIZATION",
        "tail_type": "ORGANIZATION", "label": "org:subsidiaries"}
       for p in ("acquire", "buy", "own", "control", "take over", "purchase")],
