@@ -56,6 +56,11 @@ class RETask(Task):
     def sections(self) -> dict[str, dict[str, Any]]:
         return {"re_tables": {**TABLES_SCHEMA, "default": {}}}
 
+    def system_base(self) -> type:
+        from runner.tasks.re.sut.base import RESystem
+
+        return RESystem
+
     def tables(self, cfg: dict[str, Any]) -> RelationTables:
         return RelationTables.from_config(cfg.get("re_tables") or {})
 
