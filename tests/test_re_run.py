@@ -121,3 +121,25 @@ def test_a_system_crashing_on_one_input_is_an_error_case(tmp_path, monkeypatch):
     outcomes = [c["verdict"]["outcome"] for c in results["cases"]]
     assert "error" in outcomes
     assert any("the parser fell over" in c["verdict"].get("reason", "") for c in results["cases"])
+
+
+def test_re_run_resumes_to_the_same_cases(tmp_path):
+    from runner.suite import load_suite
+    from tests.runs import stop_after_first_batch_then_resume
+
+    lines = (ROOT / "suites" / "data" / "re_sample.jsonl").read_text(encoding="utf-8").splitlines()
+    (tmp_path / "pairs.jsonl").write_text("\n".join(lines[:16]) + "\n", encoding="utf-8")
+    (tmp_path / "s.yaml").write_text(
+        "name: r\ntask: re\nsut: {type: textacy}\ncorpus: {path: pairs.jsonl}\n"
+        "transformations:\n  - type: same_type_entity\n  - type: symmetric_swap\n"
+        "  - type: antisymmetric_swap\n  - type: shared_head_composition\n"
+        "limits: {batch_size: 8}\n", encoding="utf-8")
+    suite = load_suite(tmp_path / "s.yaml")
+
+    def cases(out):
+        return [json.loads(x) for x in (out / "cases.jsonl").read_text(encoding="utf-8").splitlines()]
+
+    whole, first, resumed = stop_after_first_batch_then_resume(suite, tmp_path)
+    assert first.sources_done == 8
+    assert cases(tmp_path / "cut") == cases(tmp_path / "whole")
+    assert resumed["summary"] == whole["summary"]
