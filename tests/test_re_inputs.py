@@ -180,6 +180,12 @@ def test_hf_classifier_markers_batches_and_labels(tmp_path):
                           label_map={"per:children": "per:parents"})
     [p] = fixed.predict([a])
     assert p.label == "per:parents" and p.raw_label == "per:children" and p.score > 0.9
+    # an input that does not fit is an error, never a truncated guess
+    short = HuggingFaceRE(model="tiny", marker_style="entity_markers", loaded=(tok, model),
+                          max_length=12)
+    fit, long = short.predict_outcomes([b, a])
+    assert fit.label == "per:children"
+    assert "more than max_length 12" in long.reason
     assert isinstance(torch.__version__, str)
 
 

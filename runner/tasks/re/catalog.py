@@ -60,7 +60,8 @@ SUTS.add(
                     "description": "Own marker templates ({type}, {type_lower}) instead of a "
                                    "style."},
         "max_length": {"type": "integer", "minimum": 8, "default": 256,
-                       "description": "Tokens per input (longer inputs are truncated)."},
+                       "description": "Tokens per marked input; a longer one is an error "
+                                      "case (truncating would cut a marker)."},
         "fp16": _FP16, "batch_size": _batch(16),
         "label_map": _LABEL_MAP, "keep_unmapped": _KEEP,
     },

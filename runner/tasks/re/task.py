@@ -90,7 +90,9 @@ class RETask(Task):
         params = {**params, "tables": self.tables(suite.config)}
         if spec["type"] in ("same_type_entity", "co_related_entity"):
             names = spec.get("gazetteer") or {}
-            key = (str(suite.corpus_path), json.dumps(names, sort_keys=True))
+            stat = suite.corpus_path.stat()
+            key = (str(suite.corpus_path), stat.st_mtime_ns, stat.st_size,
+                   json.dumps(names, sort_keys=True))
             pools = self.__dict__.setdefault("_pools", {})
             if key not in pools:
                 pools[key] = EntityPool.from_sources(self.corpus(suite), names)

@@ -72,14 +72,25 @@ class HuggingFaceRE(_Classifier):
     def _answer(self, inputs: Sequence[REInput]) -> list[Any]:
         import torch
 
-        enc = self.tokenizer(self.marked(inputs), padding=True, truncation=True,
-                             max_length=self.max_length, return_tensors="pt")
-        enc = {k: v.to(self.device) for k, v in enc.items()}
-        with torch.no_grad():
-            logits = self.model(**enc).logits.float()
-        probs = logits.softmax(-1)
-        best = probs.argmax(-1).tolist()
-        return [[self.id2label.get(b, str(b)), float(probs[k, b])] for k, b in enumerate(best)]
+        from runner.models.loading import pad_batch
+        from runner.sut.remote import SUTCallError
+
+        # Truncating would cut a marker (the classifier would see one entity or none): an input
+        # longer than max_length tokens is an error case, not a silent guess.
+        rows = self.tokenizer(self.marked(inputs), truncation=False)["input_ids"]
+        fits = [n for n, r in enumerate(rows) if len(r) <= self.max_length]
+        out: list[Any] = [SUTCallError(f"hf: the marked input has {len(r)} tokens, more than "
+                                       f"max_length {self.max_length}") for r in rows]
+        if fits:
+            ids, att = pad_batch([rows[n] for n in fits], self.tokenizer.pad_token_id,
+                                 self.device)
+            with torch.no_grad():
+                logits = self.model(input_ids=ids, attention_mask=att).logits.float()
+            probs = logits.softmax(-1)
+            for k, n in enumerate(fits):
+                b = int(probs[k].argmax())
+                out[n] = [self.id2label.get(b, str(b)), float(probs[k, b])]
+        return out
 
 
 class LukeRE(_Classifier):
