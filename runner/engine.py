@@ -240,6 +240,7 @@ class Engine:
         predictions = self.sut.predict_outcomes([task.sut_input(s) for s in batch])
         docs = self.parser.parse_many([s.text for s in batch]) if self.parser else [None] * len(batch)
         answered = [n for n, p in enumerate(predictions) if not isinstance(p, SUTFailure)]
+        position = {n: k for k, n in enumerate(answered)}
         # Each transformation sees the whole batch at once (one that combines sources needs it);
         # every source keeps its own generator, so per-source follow-ups do not depend on the
         # batch. The groups are then laid out source by source, as they are sent and filtered.
@@ -255,7 +256,7 @@ class Engine:
             if isinstance(prediction, SUTFailure):  # the system could not be queried
                 cases += self._error_cases(source, prediction.reason, counts, per_transformation)
                 continue
-            k = answered.index(n)
+            k = position[n]
             for t in self.transformations:
                 generated.append((source, prediction, t, made[t.name][k]))
         kept, self._batch_funnel = self._filter(generated)

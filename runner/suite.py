@@ -189,8 +189,8 @@ def _explain(err: Any, data: dict, marks: dict) -> list[tuple[int | None, int | 
             kl, kc = _position(marks, at + (key, "<key>"))
             close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
             hint = f" — did you mean {close[0]!r}?" if close else ""
-            if not at:  # a top-level section another task owns (e.g. NER's repair)
-                hint = _owner("section", key, data.get("task")) + hint
+            if not at:  # a top-level section another task owns (e.g. NER's repair): no typo
+                hint = _owner("section", key, data.get("task")) or hint
             out.append((kl, kc, f"{_dotted(at + (key,))}: unknown key{hint} (allowed here: "
                                 f"{', '.join(allowed)})"))
         return out
@@ -218,7 +218,9 @@ def _explain(err: Any, data: dict, marks: dict) -> list[tuple[int | None, int | 
         return [(line, col, f"{prefix}must be {sign} {err.validator_value}, got {inst!r}")]
     if v == "pattern":
         what = {"device": "auto, cpu, cuda or cuda:N", "name": "letters, digits, '.', '_' or '-', "
-                "starting with a letter or digit"}.get(str(at[-1]) if at else "", err.validator_value)
+                "starting with a letter or digit",
+                "callable": "module:function, e.g. mymodel.api:predict"}.get(
+                    str(at[-1]) if at else "", err.validator_value)
         return [(line, col, f"{prefix}expected {what}, got {inst!r}")]
     if v == "minItems":
         return [(line, col, f"{prefix}needs at least {err.validator_value} item(s)")]

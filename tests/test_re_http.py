@@ -83,3 +83,43 @@ def test_template_and_variables_are_checked(monkeypatch):
         HttpRE(url="http://127.0.0.1:9", request={"x": 1})
     with pytest.raises(ModelNotAvailable, match="RE_TOKEN"):
         HttpRE(url="http://127.0.0.1:9", headers={"Authorization": "Bearer ${RE_TOKEN}"})
+
+
+RE_MODEL = '''
+def predict(batch):
+    """(text, head, tail) → a relation: "married" between them is per:spouse; "BOOM" raises;
+    "BAD" answers a number."""
+    out = []
+    for x in batch:
+        if "BOOM" in x["text"]:
+            raise RuntimeError("model exploded")
+        if "BAD" in x["text"]:
+            out.append(7)
+            continue
+        between = x["text"][x["head"]["end"]:x["tail"]["start"]]
+        out.append({"label": "spouse", "score": 0.8} if between == " married " else "no_relation")
+    return out
+'''
+
+
+def test_python_system_for_relation_extraction(tmp_path, monkeypatch):
+    from runner.sut.python_sut import build_python_system
+    from runner.tasks import get_task
+
+    (tmp_path / "scripted_re.py").write_text(RE_MODEL, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        sut = build_python_system(task=get_task("re"), callable="scripted_re:predict",
+                                  label_map={"spouse": "per:spouse"}, batch_size=4)
+        a = source(TEXT, "Anna Keller", "PERSON", "Tom Brandt", "PERSON").input
+        boom = source("BOOM Keller married Tom Brandt.", "Tom Brandt", "PERSON", "Keller",
+                      "PERSON").input
+        bad = source("BAD Keller married Tom Brandt.", "Keller", "PERSON", "Tom Brandt",
+                     "PERSON").input
+        p, q, r, s = sut.predict_outcomes([a, a.swapped(), boom, bad])
+    finally:
+        sys.modules.pop("scripted_re", None)
+    assert (p.label, p.raw_label, p.score) == ("per:spouse", "spouse", 0.8)
+    assert q.label == "no_relation"
+    assert isinstance(r, SUTFailure) and "model exploded" in r.reason
+    assert isinstance(s, SUTFailure) and "relation label" in s.reason

@@ -18,8 +18,8 @@ screen, JUnit, Markdown and ``mtrun diff`` — knows no span and no relation. It
 - **what else to do with violations** (:meth:`Task.analyzer`): e.g. NER's error categories and
   repair; a task without one gets :class:`NullAnalyzer`;
 - **what the python system under test exchanges** (:meth:`Task.input_to_json`,
-  :meth:`Task.prediction_from_json`): the documented JSON-like shapes of an input and a
-  prediction.
+  :meth:`Task.prediction_from_json`, :meth:`Task.system_base`): the documented JSON-like shapes
+  of an input and a prediction, and the class that turns the answer into a prediction.
 
 A task package (``runner/tasks/<name>/``) holds its value types, corpus readers, systems under
 test, transformations, relations, report partial and registrations; it is registered by name in
@@ -110,8 +110,9 @@ class Task:
     #: corpus.format "auto": file extension → format name (the formats of :meth:`corpus_schema`)
     corpus_extensions: ClassVar[Mapping[str, str]] = {}
     #: Jinja template (under ``templates/``) of one violation's opened row in report.html and of a
-    #: case in diff.html; it reads the dict :meth:`case_view` returned as ``v``
-    case_template: ClassVar[str] = ""
+    #: case in diff.html; it reads the dict :meth:`case_view` returned as ``v`` (and, in the diff,
+    #: ``key``: "new" or "fixed"). The default shows both texts and the predictions as JSON.
+    case_template: ClassVar[str] = "case.html.j2"
     #: template of the legend above the report's violation table (reads ``labels``: the
     #: ``types`` shown), or "" for none
     legend_template: ClassVar[str] = ""
@@ -124,9 +125,11 @@ class Task:
     def registries(self) -> dict[str, "Registry"]:
         """The task's components: ``{"sut": ..., "transformations": ..., "relations": ...,
         "filters": ...}``. A transformation's entry names its default relation in
-        ``extra["relation"]``; a system under test's ``extra["device"]`` says it runs on torch
-        (it gets the resolved ``device``), ``extra["task"]`` that it is built with ``task=``
-        (the shared python system)."""
+        ``extra["relation"]``, may bound the follow-ups one source gives for ``--dry-run``
+        (``extra["max_per_source"]``: params → int) and says it loads models
+        (``extra["models"]``: it gets ``device``); a system under test's ``extra["device"]``
+        says it runs on torch (it gets the resolved ``device``), ``extra["task"]`` that it is
+        built with ``task=`` (the shared python system)."""
         raise NotImplementedError
 
     def corpus_schema(self) -> dict[str, Any]:
@@ -142,6 +145,12 @@ class Task:
     def cross_check(self, suite: "Suite") -> None:
         """Checks of a ``task: X`` suite that JSON Schema cannot express (files named by
         parameters, parameter combinations); raise ``suite.error(message, path)``."""
+
+    def system_base(self) -> type:
+        """The task's :class:`~runner.sut.base.SystemUnderTest` subclass that turns a raw answer
+        into a prediction (``_convert``, ``_check_raw``); the shared ``python`` system is built
+        on it (:func:`runner.sut.python_sut.build_python_system`)."""
+        raise NotImplementedError
 
     # -- inputs --------------------------------------------------------------------------------
     def corpus(self, suite: "Suite") -> Corpus:
@@ -244,7 +253,11 @@ class Task:
         ``origin``, ``transformation``, ``relation``, ``reason``, ``categories``, ``types``
         (labels the report can filter on), ``differences`` (their number is a sortable column),
         ``source_text`` and ``follow_up_text``."""
+        from runner.report.writers import changed_ranges, segments
+
         verdict = case["verdict"]
+        src_changed, tgt_changed = changed_ranges(case)
+        src, fol = case["source"], case["follow_up"]
         return {"id": case["id"], "origin": case.get("origin", ""),
                 "transformation": case["transformation"], "relation": case["relation"],
                 "reason": verdict.get("reason", ""), "differences": verdict.get("differences", []),
@@ -253,7 +266,14 @@ class Task:
                 "source_text": case["source"]["text"],
                 "follow_up_text": case["follow_up"]["text"],
                 "meta": case["follow_up"].get("meta", {}), "repair": case.get("repair"),
-                "gold": case.get("gold")}
+                "gold": case.get("gold"),
+                # the texts with the edit marked, and the predictions, for the default template
+                "source_parts": segments(src["text"], [], src_changed)[0]["parts"]
+                if src["text"] else [],
+                "follow_up_parts": segments(fol["text"], [], tgt_changed)[0]["parts"]
+                if fol["text"] else [],
+                "source_prediction": src.get("prediction"),
+                "follow_up_prediction": fol.get("prediction")}
 
     def charts(self, results: dict[str, Any]) -> list[tuple[str, "Markup"]]:
         """Extra charts of the report's first screen: (title, inline SVG)."""

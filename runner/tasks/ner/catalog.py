@@ -15,6 +15,7 @@ from runner.params import MODEL_BATCH as _MODEL_BATCH
 from runner.params import RETRY as _RETRY
 from runner.params import batch as _batch
 from runner.params import label_map as _label_map
+from runner.params import python_sut_params
 from runner.registry import Registry, lazy
 from runner.tasks.ner.sut.base import (AWS_TO_COMMON, AZURE_TO_COMMON, CONLL_TO_COMMON,
                                        HTTP_TO_COMMON, ONTONOTES_TO_COMMON)
@@ -147,6 +148,19 @@ SUTS.add(
     },
 )
 SUTS.add(
+    "python", lazy("runner.sut.python_sut:build_python_system"),
+    description="A Python function (module:function) called with a list of texts; it returns, per "
+                "text, a list of {start, end, label} character spans (end exclusive); an "
+                "exception or a bad answer makes the inputs concerned error cases.",
+    required=("callable",),
+    params={
+        **python_sut_params(),
+        "label_map": _label_map(HTTP_TO_COMMON),
+        "keep_unmapped": _KEEP_UNMAPPED,
+    },
+    task=True,
+)
+SUTS.add(
     "flair", lazy("runner.tasks.ner.sut.flair_sut:FlairNER"),
     description="A flair SequenceTagger by name (flair/ner-english, flair/ner-english-ontonotes) "
                 "or local .pt file; needs `pip install -e \".[flair]\"`.",
@@ -185,7 +199,8 @@ SUTS.add(
 )
 
 TRANSFORMATIONS.add(
-    "structural_question", lazy("runner.tasks.ner.transforms.structural_question:StructuralQuestion"),
+    "structural_question",
+    lazy("runner.tasks.ner.transforms.structural_question:StructuralQuestion"),
     description="Declarative → interrogative (TIN §3.3): be-verb moved, do/does/did inserted with "
                 "the base form restored, or auxiliary moved; '.' → '?'.",
     params={}, relation="MR2", max_per_source=lambda p: 1,

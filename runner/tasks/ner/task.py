@@ -90,6 +90,11 @@ class NERTask(Task):
                 raise suite.error("source sense2vec needs the `sense2vec:` folder of its vectors",
                                   ("transformations", i, "source"))
 
+    def system_base(self) -> type:
+        from runner.tasks.ner.sut.base import NERSystem
+
+        return NERSystem
+
     # -- inputs --------------------------------------------------------------------------------
     def corpus(self, suite: Any) -> Any:
         from runner.tasks.ner.corpus import CorpusReader

@@ -6,10 +6,11 @@ from runner.filters.catalog import add_filters
 from runner.params import CONCURRENCY as _CONCURRENCY
 from runner.params import RETRY as _RETRY
 from runner.params import batch as _batch
+from runner.params import python_sut_params
 from runner.registry import Registry, lazy
 from runner.tasks.re.sut.markers import KEYS as _MARKER_KEYS
 from runner.tasks.re.sut.markers import STYLES as _MARKER_STYLES
-from runner.tasks.re.sut.textacy_sut import RULE_SCHEMA
+from runner.tasks.re.rules import RULE_SCHEMA
 
 SUTS = Registry("sut")
 TRANSFORMATIONS = Registry("transformation")
@@ -34,7 +35,7 @@ SUTS.add(
                   "description": "spaCy pipeline that parses for textacy."},
         "rules": {"type": ["array", "null"], "items": RULE_SCHEMA, "default": None,
                   "description": "Predicate → relation rules, first match wins (null: the "
-                                 "TACRED rules of runner/tasks/re/sut/textacy_sut.py)."},
+                                 "TACRED rules of runner/tasks/re/rules.py)."},
         "prepositional_objects": {"type": "boolean", "default": True,
                                   "description": "Also read objects of the verb's prepositions "
                                                  "('born in X'), which textacy's SVO leaves out."},
@@ -100,6 +101,16 @@ SUTS.add(
         "batch_size": _batch(16), "concurrency": _CONCURRENCY, "retry": _RETRY,
         "label_map": _LABEL_MAP, "keep_unmapped": _KEEP,
     },
+)
+SUTS.add(
+    "python", lazy("runner.sut.python_sut:build_python_system"),
+    description="A Python function (module:function) called with a list of inputs {text, head: "
+                "{start, end, type, text}, tail: {...}}; it returns one relation label (or "
+                "{label, score}) per input; an exception or a bad answer makes the inputs "
+                "concerned error cases.",
+    required=("callable",),
+    params={**python_sut_params(), "label_map": _LABEL_MAP, "keep_unmapped": _KEEP},
+    task=True,
 )
 
 _ARGS = {"type": "array", "items": {"enum": ["head", "tail"]}, "minItems": 1,
