@@ -7,7 +7,7 @@ from typing import Any, Mapping, Sequence
 
 from runner.tasks.re.sut.base import RESystem
 from runner.tasks.re.transforms import BatchItem
-from runner.tasks.re.types import NO_RELATION, Argument, REInput, REPrediction, RESource
+from runner.tasks.re.types import NO_RELATION, Argument, REInput, RESource
 
 
 def arg(text: str, mention: str, typ: str, nth: int = 1) -> Argument:

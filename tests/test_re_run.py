@@ -69,9 +69,9 @@ def test_re_run_diffs_with_itself(re_run, tmp_path, capsys):
 
 def test_hub_suite_offline_exits_4_with_the_clear_message(tmp_path):
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    proc = subprocess.run([sys.executable, "-m", "runner", str(ROOT / "suites" / "re_tacred_hf.yaml"),
-                           "-o", str(tmp_path)], capture_output=True, text=True, cwd=ROOT,
-                          timeout=600, env=env)
+    suite = str(ROOT / "suites" / "re_tacred_hf.yaml")
+    proc = subprocess.run([sys.executable, "-m", "runner", suite, "-o", str(tmp_path)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=600, env=env)
     assert proc.returncode == ExitCode.USAGE_ERROR, proc.stderr
     assert "studio-ousia/luke-large-finetuned-tacred' is not available here" in proc.stderr
     assert "save_pretrained" in proc.stderr and "Traceback" not in proc.stderr
@@ -137,7 +137,8 @@ def test_re_run_resumes_to_the_same_cases(tmp_path):
     suite = load_suite(tmp_path / "s.yaml")
 
     def cases(out):
-        return [json.loads(x) for x in (out / "cases.jsonl").read_text(encoding="utf-8").splitlines()]
+        lines = (out / "cases.jsonl").read_text(encoding="utf-8").splitlines()
+        return [json.loads(x) for x in lines]
 
     whole, first, resumed = stop_after_first_batch_then_resume(suite, tmp_path)
     assert first.sources_done == 8

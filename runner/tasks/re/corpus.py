@@ -81,7 +81,8 @@ class RECorpusReader:
         try:
             raw = self.path.read_bytes()
         except OSError as exc:
-            raise SuiteError(f"cannot read the corpus: {exc.strerror}", file=str(self.path)) from None
+            raise SuiteError(f"cannot read the corpus: {exc.strerror}",
+                             file=str(self.path)) from None
         try:
             return raw.decode("utf-8").lstrip("\ufeff")
         except UnicodeDecodeError as exc:

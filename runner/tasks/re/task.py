@@ -17,8 +17,8 @@ from typing import Any
 
 from runner.tasks.base import Task
 from runner.tasks.re.tables import TABLES_SCHEMA, RelationTables
-from runner.tasks.re.types import NO_RELATION, REPrediction
-from runner.types import FollowUp, TestCase, Verdict
+from runner.tasks.re.types import REPrediction
+from runner.types import FollowUp, TestCase
 
 
 class RETask(Task):
@@ -199,5 +199,3 @@ def _arg_spans(side: dict[str, Any]) -> list[dict[str, Any]]:
                         "raw_label": a.get("type", "")})
     return out
 
-
-__all__ = ["RETask", "NO_RELATION", "Verdict"]

@@ -20,8 +20,7 @@ from collections import defaultdict
 from typing import Any, ClassVar, Iterable, Sequence
 
 from runner.tasks.re.tables import RelationTables
-from runner.tasks.re.types import (NO_RELATION, Argument, REInput, REPrediction, RESource,
-                                   map_argument)
+from runner.tasks.re.types import Argument, REInput, REPrediction, RESource, map_argument
 from runner.transforms.base import BatchItem, Transformation
 from runner.types import Edit, FollowUp, Replacement
 
@@ -128,7 +127,9 @@ def _word_occurrences(text: str, mention: str) -> list[tuple[int, int]]:
     out = []
     for m in re.finditer(re.escape(mention), text):
         s, e = m.span()
-        if (s == 0 or not _WORD.match(text[s - 1])) and (e == len(text) or not _WORD.match(text[e])):
+        starts_word = s == 0 or not _WORD.match(text[s - 1])
+        ends_word = e == len(text) or not _WORD.match(text[e])
+        if starts_word and ends_word:
             out.append((s, e))
     return out
 
