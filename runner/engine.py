@@ -109,6 +109,7 @@ class Engine:
         self.transformations = []
         for t in cfg["transformations"]:
             params = {k: v for k, v in t.items() if k not in ("type", "name")}
+            params = self.task.transformation_params(self.suite, t, params)
             entry = TRANSFORMATIONS.get(t["type"])
             if entry.extra.get("models"):
                 params["device"] = cfg["device"]

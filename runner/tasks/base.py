@@ -159,6 +159,13 @@ class Task:
     def corpus(self, suite: "Suite") -> Corpus:
         raise NotImplementedError
 
+    def transformation_params(self, suite: "Suite", spec: dict[str, Any],
+                              params: dict[str, Any]) -> dict[str, Any]:
+        """The keyword arguments a transformation of the suite is built with: its parameters as
+        filled (``params``), plus what the task adds from the suite (RE: the relation tables and
+        the corpus's entity pool). Default: the parameters unchanged."""
+        return params
+
     def sut_input(self, source: Any) -> Any:
         """What the system under test is asked about a source (NER: its text). The input of a
         follow-up is ``FollowUp.input``."""

@@ -1,0 +1,120 @@
+"""Any JSON endpoint as the relation extractor under test.
+
+The body is the suite's ``request`` template: ``"$inputs"`` is replaced by the batch (one call per
+batch), each input ``{"text", "head": {"start", "end", "type", "text"}, "tail": {...}}``; or, one
+call per input, ``"$text"``, ``"$head"`` and ``"$tail"`` by the text and the two arguments. The
+answer is read with dotted paths: ``response.predictions`` leads to the list with one item per
+input (in order; unused with one call per input), ``response.label`` and ``response.score`` inside
+each. Transport (retries with backoff, ``Retry-After``, timeouts, secrets in ``${VAR}`` headers
+never written anywhere) is the NER ``http`` system's.
+"""
+from __future__ import annotations
+
+import os
+import re
+from typing import Any, Mapping, Sequence
+from urllib.parse import urlsplit
+
+from runner.errors import ModelNotAvailable
+from runner.sut.remote import RetryPolicy, SUTCallError, post_json
+from runner.tasks.re.sut.base import RESystem
+from runner.tasks.re.types import REInput
+
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_PER_INPUT = ("$text", "$head", "$tail")
+
+
+class HttpRE(RESystem):
+    name = "http"
+    remote = True
+
+    def __init__(self, *, url: str | None = None, url_env: str | None = None,
+                 headers: Mapping[str, str] | None = None, request: Any = None,
+                 response: Mapping[str, Any] | None = None, concurrency: int = 1,
+                 retry: dict[str, Any] | None = None, batch_size: int = 16, **kw: Any) -> None:
+        request = {"inputs": "$inputs"} if request is None else request
+        self.per_input = any(_contains(request, m) for m in _PER_INPUT)
+        if not self.per_input and not _contains(request, "$inputs"):
+            raise ModelNotAvailable('http: the request template must hold "$inputs" (the batch) '
+                                    'or "$text"/"$head"/"$tail" (one input per request)')
+        super().__init__(batch_size=1 if self.per_input else batch_size, **kw)
+        if url_env:
+            url = os.environ.get(url_env)
+            if not url:
+                raise ModelNotAvailable(f"the http system under test needs the environment "
+                                        f"variable {url_env} (the endpoint URL)")
+        if not url or urlsplit(url).scheme not in ("http", "https"):
+            raise ModelNotAvailable("http: `url` (or `url_env`) must be an http:// or https:// URL")
+        self.url, self.request = url, request
+        self.response = {"predictions": "predictions", "label": "label", "score": None,
+                         **dict(response or {})}
+        self.policy = RetryPolicy.from_params(retry or {})
+        self.concurrency = concurrency
+        self._header_templates = dict(headers or {})
+        missing = sorted({v for h in self._header_templates.values() for v in _VAR.findall(h)
+                          if not os.environ.get(v)})
+        if missing:
+            raise ModelNotAvailable(f"the http system under test needs the environment "
+                                    f"variable(s) {', '.join(missing)} (named in sut.headers)")
+        self._headers = {k: _VAR.sub(lambda m: os.environ[m.group(1)], v)
+                         for k, v in self._header_templates.items()}
+        self._secrets = tuple(os.environ[v] for h in self._header_templates.values()
+                              for v in _VAR.findall(h))
+
+    def describe(self) -> dict[str, Any]:
+        parts = urlsplit(self.url)
+        return {"backend": "http", "url": f"{parts.scheme}://{parts.hostname}"
+                + (f":{parts.port}" if parts.port else "") + parts.path,
+                "request": self.request, "response": self.response,
+                "header_names": sorted(self._header_templates)}
+
+    def _answer(self, inputs: Sequence[REInput]) -> list[Any]:
+        body = _fill(self.request, [i.to_json() for i in inputs])
+        answer = post_json(self.url, body, self._headers, self.policy,
+                           f"http ({len(inputs)} input(s))", secrets=self._secrets)
+        items = [answer] if self.per_input else _get(answer, self.response["predictions"])
+        if not isinstance(items, list) or len(items) != len(inputs):
+            raise SUTCallError(f"http: expected a list of {len(inputs)} item(s) at "
+                               f"{self.response['predictions'] or 'the top'} of the answer")
+        out = []
+        for item in items:
+            try:
+                label = _get(item, self.response["label"])
+                score = _get(item, self.response["score"]) if self.response["score"] else None
+                if not isinstance(label, str) or not label:
+                    raise ValueError(f"label {label!r} is not a string")
+                out.append([label, None if score is None else float(score)])
+            except (KeyError, IndexError, TypeError, ValueError) as exc:
+                out.append(SUTCallError(f"http: the answer does not match sut.response "
+                                        f"({type(exc).__name__}: {exc})"))
+        return out
+
+
+def _contains(template: Any, marker: str) -> bool:
+    if isinstance(template, str):
+        return template == marker
+    if isinstance(template, dict):
+        return any(_contains(v, marker) for v in template.values())
+    if isinstance(template, list):
+        return any(_contains(v, marker) for v in template)
+    return False
+
+
+def _fill(template: Any, inputs: list[dict[str, Any]]) -> Any:
+    if template == "$inputs":
+        return inputs
+    if template in _PER_INPUT:
+        return inputs[0][template[1:]]
+    if isinstance(template, dict):
+        return {k: _fill(v, inputs) for k, v in template.items()}
+    if isinstance(template, list):
+        return [_fill(v, inputs) for v in template]
+    return template
+
+
+def _get(value: Any, path: str | None) -> Any:
+    if not path:
+        return value
+    for part in path.split("."):
+        value = value[int(part)] if isinstance(value, list) else value[part]
+    return value

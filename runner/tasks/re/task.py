@@ -1,0 +1,201 @@
+"""Relation extraction as an mtrun task (Sun et al. 2023, SPEC §3).
+
+A source is a sentence with a head and a tail entity (:class:`~runner.tasks.re.types.RESource`);
+the system under test is asked about an :class:`~runner.tasks.re.types.REInput` (text, head,
+tail) and answers one relation label (:class:`~runner.tasks.re.types.REPrediction`). The eight
+transformations write the relation each follow-up must get (``meta["expected_relation"]``, from
+the source's answer and the suite's ``re_tables``); the four oracles compare.
+
+Shapes the python system under test exchanges: an input is
+``{"text": str, "head": {"start", "end", "type", "text"}, "tail": {...}}`` (character offsets, end
+exclusive); a prediction is a relation label (``str``, ``"no_relation"`` for none) or
+``{"label": str, "score"?: number}``; labels go through the suite's ``label_map``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from runner.tasks.base import Task
+from runner.tasks.re.tables import TABLES_SCHEMA, RelationTables
+from runner.tasks.re.types import REPrediction
+from runner.types import FollowUp, TestCase
+
+
+class RETask(Task):
+    name = "re"
+    description = ("relation extraction: the relation between a head and a tail entity "
+                   "(Sun et al. 2023)")
+    corpus_extensions = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "tacred"}
+    case_template = "re/case.html.j2"
+    legend_template = "re/legend.html.j2"
+    report_partials = ("re/mrs.html.j2",)
+    types_column = "Relations"
+
+    # -- what a suite may say ------------------------------------------------------------------
+    def registries(self) -> dict[str, Any]:
+        from runner.tasks.re.catalog import REGISTRIES
+
+        return REGISTRIES
+
+    def corpus_schema(self) -> dict[str, Any]:
+        return {
+            "type": "object", "additionalProperties": False, "required": ["path"],
+            "properties": {
+                "path": {"type": "string", "minLength": 1,
+                         "description": "Relative to the suite file."},
+                "format": {"enum": ["auto", "jsonl", "tacred"], "default": "auto",
+                           "description": "auto: by extension (.jsonl: mtrun's pairs, .json: "
+                                          "TACRED)."},
+                "gold_label_map": {"type": "object", "additionalProperties": {"type": "string"},
+                                   "default": {},
+                                   "description": "Gold relation → the suite's relation "
+                                                  "(labels not listed are kept)."},
+            },
+        }
+
+    def sections(self) -> dict[str, dict[str, Any]]:
+        return {"re_tables": {**TABLES_SCHEMA, "default": {}}}
+
+    def system_base(self) -> type:
+        from runner.tasks.re.sut.base import RESystem
+
+        return RESystem
+
+    def tables(self, cfg: dict[str, Any]) -> RelationTables:
+        return RelationTables.from_config(cfg.get("re_tables") or {})
+
+    # -- inputs --------------------------------------------------------------------------------
+    def corpus(self, suite: Any) -> Any:
+        from runner.tasks.re.corpus import RECorpusReader
+
+        cfg = suite.config
+        c = cfg["corpus"]
+        tables = self.tables(cfg)
+        return RECorpusReader(suite.corpus_path, c["format"],
+                              max_sentence_chars=cfg["limits"]["max_sentence_chars"],
+                              entity_types=tables.entity_types, relations=tables.relations,
+                              gold_label_map=c["gold_label_map"])
+
+    def sut_input(self, source: Any) -> Any:
+        return source.input
+
+    def transformation_params(self, suite: Any, spec: dict[str, Any],
+                              params: dict[str, Any]) -> dict[str, Any]:
+        """Every RE transformation reads the suite's relation tables; those that draw entities
+        from the corpus (same_type_entity, co_related_entity) get its pool, read once."""
+        import json
+
+        from runner.tasks.re.transforms import EntityPool
+
+        params = {**params, "tables": self.tables(suite.config)}
+        if spec["type"] in ("same_type_entity", "co_related_entity"):
+            names = spec.get("gazetteer") or {}
+            stat = suite.corpus_path.stat()
+            key = (str(suite.corpus_path), stat.st_mtime_ns, stat.st_size,
+                   json.dumps(names, sort_keys=True))
+            pools = self.__dict__.setdefault("_pools", {})
+            if key not in pools:
+                pools[key] = EntityPool.from_sources(self.corpus(suite), names)
+            params["pool"] = pools[key]
+        return params
+
+    # -- judging -------------------------------------------------------------------------------
+    def empty_prediction(self) -> REPrediction:
+        return REPrediction("", None, "(no answer)")
+
+    def expected(self, source: Any, prediction: Any, follow_up: FollowUp) -> str | None:
+        return follow_up.meta.get("expected_relation")
+
+    # -- serialisation -------------------------------------------------------------------------
+    def source_to_json(self, source: Any, prediction: Any) -> dict[str, Any]:
+        d: dict[str, Any] = {"text": source.text, "head": source.head.to_json(source.text),
+                             "tail": source.tail.to_json(source.text),
+                             "relation": prediction.to_json()}
+        if source.gold is not None:
+            d["gold"] = source.gold
+        return d
+
+    def follow_up_to_json(self, case: TestCase) -> dict[str, Any]:
+        f = case.follow_up
+        inp = f.input
+        d: dict[str, Any] = {"text": f.text, "relation": case.follow_up_prediction.to_json(),
+                             "expected": case.expected,
+                             "edit": f.edit.to_json() if f.edit is not None else [],
+                             "meta": f.meta}
+        if hasattr(inp, "head"):
+            d["head"] = inp.head.to_json(inp.text)
+            d["tail"] = inp.tail.to_json(inp.text)
+        return d
+
+    def input_to_json(self, item: Any) -> Any:
+        return item.to_json()
+
+    def prediction_from_json(self, data: Any, item: Any) -> list[Any]:
+        if isinstance(data, str):
+            label, score = data, None
+        elif isinstance(data, dict):
+            label, score = data.get("label"), data.get("score")
+        else:
+            raise ValueError(f"expected a relation label (a string) or {{\"label\", \"score\"}}, "
+                             f"got {type(data).__name__}")
+        if not isinstance(label, str) or not label:
+            raise ValueError(f"the label must be a non-empty string, got {label!r}")
+        if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))):
+            raise ValueError(f"score must be a number, got {score!r}")
+        return [label, None if score is None else float(score)]
+
+    def input_key(self, item: Any) -> str:
+        return item.key()
+
+    # -- reading saved cases -------------------------------------------------------------------
+    def case_key(self, case: dict[str, Any]) -> tuple[str, ...]:
+        f = case["follow_up"]
+        arg = lambda a: f"{a['start']}:{a['end']}" if a else ""  # noqa: E731
+        return (case["source"]["text"], arg(case["source"].get("head")),
+                arg(case["source"].get("tail")), case["transformation"], f["text"],
+                arg(f.get("head")), arg(f.get("tail")), case["relation"])
+
+    def difference_text(self, case: dict[str, Any]) -> str:
+        src, f = case["source"], case["follow_up"]
+        got = (f.get("relation") or {}).get("label", "")
+        return (f"{_pair(src)}: {(src.get('relation') or {}).get('label', '')} → "
+                f"{_pair(f)}: {got} (expected {f.get('expected')})")
+
+    def case_view(self, case: dict[str, Any]) -> dict[str, Any]:
+        from runner.report.writers import changed_ranges, segments
+
+        view = super().case_view(case)
+        src_changed, tgt_changed = changed_ranges(case)
+        src, f = case["source"], case["follow_up"]
+        view["types"] = sorted({x for x in ((src.get("relation") or {}).get("label"),
+                                            (f.get("relation") or {}).get("label")) if x})
+        view["source"] = segments(src["text"], _arg_spans(src), src_changed)
+        view["follow_up"] = segments(f["text"], _arg_spans(f), tgt_changed)
+        view["source_relation"] = src.get("relation") or {}
+        view["follow_up_relation"] = f.get("relation") or {}
+        view["expected"] = f.get("expected")
+        view["gold"] = src.get("gold")
+        view["mr"] = f.get("meta", {}).get("mr", "")
+        return view
+
+    def console_lines(self, results: dict[str, Any]) -> list[str]:
+        rows = [r for r in results.get("summary", []) if r.get("follow_ups")]
+        return [] if rows else ["no MR applied to any pair: check the relation tables and the "
+                                "system's answers (every precondition reads the source's "
+                                "predicted relation)"]
+
+
+def _pair(side: dict[str, Any]) -> str:
+    h, t = side.get("head") or {}, side.get("tail") or {}
+    return f"({h.get('text', '?')}, {t.get('text', '?')})"
+
+
+def _arg_spans(side: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for role in ("head", "tail"):
+        a = side.get(role)
+        if a:
+            out.append({"start": a["start"], "end": a["end"], "label": role.upper(),
+                        "raw_label": a.get("type", "")})
+    return out
+

@@ -1,0 +1,344 @@
+"""The eight RE metamorphic relations, checked by hand: for each, a source where it applies (the
+follow-up's text, head, tail and expected relation written out) and one where it does not, on a
+system whose answers are scripted; then the oracles' verdicts on the follow-ups' answers."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from runner.tasks.re.relations import ORACLES
+from runner.tasks.re.tables import RelationTables
+from runner.tasks.re.transforms import (AntisymmetricSwap, CoarserEntity, CoreferentMention,
+                                        CoRelatedEntity, EntityPool, SameTypeEntity,
+                                        SharedHeadComposition, SharedTailComposition,
+                                        SymmetricSwap, replace_argument)
+from runner.tasks.re.types import REPrediction
+from runner.types import Outcome
+from tests.re_fixtures import ScriptedRE, items, pair, source
+
+RNG = random.Random(0)
+
+
+def gen(transformation, src, label):
+    return transformation.generate(src, REPrediction(label), random.Random(1))
+
+
+def judge(follow_up, source_label, follow_up_label, src=None):
+    oracle = ORACLES[{"MR-R2": "coarser", "MR-S2": "inverse", "MR-C1": "composed",
+                      "MR-C2": "composed"}.get(follow_up.meta["mr"], "identical")]()
+    return oracle.check(source=src, source_prediction=REPrediction(source_label),
+                        follow_up=follow_up, follow_up_prediction=REPrediction(follow_up_label))
+
+
+# -- MR-R1 ---------------------------------------------------------------------------------------
+def test_r1_same_type_replacement_applies():
+    src = source("French filmmaker Claude Aubert dies at 80.", "Claude Aubert", "PERSON",
+                 "French", "NATIONALITY")
+    pool = EntityPool({"NATIONALITY": ["American", "French"]})
+    [f] = SameTypeEntity(pool=pool, arguments=["tail"]).generate(
+        src, REPrediction("per:origin"), RNG)
+    assert f.text == "American filmmaker Claude Aubert dies at 80."
+    assert pair(f.input) == ("Claude Aubert", "American")
+    assert f.input.tail.type == "NATIONALITY"
+    assert f.meta["expected_relation"] == "per:origin"
+    assert f.edit.source == src.text and f.edit.target == f.text
+    assert judge(f, "per:origin", "per:origin").outcome is Outcome.PASS
+    v = judge(f, "per:origin", "no_relation")
+    assert v.outcome is Outcome.FAIL and "expected per:origin" in v.reason
+
+
+def test_r1_replaces_every_occurrence_and_maps_the_other_argument():
+    src = source("Keller said Keller Group hired Tom Brandt.", "Keller Group", "ORGANIZATION",
+                 "Tom Brandt", "PERSON")
+    pool = EntityPool({"PERSON": ["Li Wei"]})
+    [f] = SameTypeEntity(pool=pool, arguments=["tail"]).generate(src, REPrediction("x"), RNG)
+    assert f.text == "Keller said Keller Group hired Li Wei."
+    assert pair(f.input) == ("Keller Group", "Li Wei")
+
+
+def test_r1_not_applicable_without_candidate_or_for_a_pronoun():
+    src = source("She married Tom Brandt.", "She", "PERSON", "Tom Brandt", "PERSON")
+    r1 = SameTypeEntity(pool=EntityPool({"PERSON": ["Tom Brandt"]}))
+    assert r1.generate(src, REPrediction("per:spouse"), RNG) == []   # "She" kept, no other name
+
+
+# -- MR-R2 ---------------------------------------------------------------------------------------
+class FakeGazetteer:
+    from runner.tasks.re.gazetteer import CityInfo, Place
+
+    def lookup(self, name):
+        if name == "San Francisco":
+            return self.CityInfo("San Francisco", self.Place("the United States", "COUNTRY"),
+                                 self.Place("California", "STATE_OR_PROVINCE"))
+        return None
+
+    def state_country(self, name):
+        return None
+
+
+def test_r2_city_to_state_and_country_moves_the_relation():
+    src = source("Richard Lowe was born in San Francisco.", "Richard Lowe", "PERSON",
+                 "San Francisco", "CITY")
+    fs = CoarserEntity(places=FakeGazetteer()).generate(src, REPrediction("per:city_of_birth"),
+                                                          RNG)
+    by_type = {f.input.tail.type: f for f in fs}
+    assert by_type["COUNTRY"].text == "Richard Lowe was born in the United States."
+    assert pair(by_type["COUNTRY"].input) == ("Richard Lowe", "the United States")
+    assert by_type["COUNTRY"].meta["expected_relation"] == "per:country_of_birth"
+    assert by_type["STATE_OR_PROVINCE"].text == "Richard Lowe was born in California."
+    assert by_type["STATE_OR_PROVINCE"].meta["expected_relation"] == "per:stateorprovince_of_birth"
+    assert judge(by_type["COUNTRY"], "per:city_of_birth",
+                 "per:country_of_birth").outcome is Outcome.PASS
+    assert judge(by_type["COUNTRY"], "per:city_of_birth",
+                 "per:city_of_birth").outcome is Outcome.FAIL
+
+
+def test_r2_not_applicable():
+    src = source("Richard Lowe was born in San Francisco.", "Richard Lowe", "PERSON",
+                 "San Francisco", "CITY")
+    r2 = CoarserEntity(places=FakeGazetteer())
+    assert r2.generate(src, REPrediction("per:employee_of"), RNG) == []   # not in the table
+    other = source("Richard Lowe was born in Smallville.", "Richard Lowe", "PERSON",
+                   "Smallville", "CITY")
+    assert r2.generate(other, REPrediction("per:city_of_birth"), RNG) == []  # unknown city
+
+
+def test_r2_capitalises_an_article_at_the_start():
+    src = source("San Francisco is where Richard Lowe was born.", "Richard Lowe", "PERSON",
+                 "San Francisco", "CITY")
+    fs = CoarserEntity(places=FakeGazetteer()).generate(src, REPrediction("per:city_of_birth"),
+                                                          RNG)
+    country = [f for f in fs if f.input.tail.type == "COUNTRY"][0]
+    assert country.text == "The United States is where Richard Lowe was born."
+    assert pair(country.input) == ("Richard Lowe", "The United States")
+
+
+@pytest.mark.slow
+def test_r2_with_the_real_gazetteer():
+    src = source("Lena Park was born in Denver in 1971.", "Lena Park", "PERSON", "Denver", "CITY")
+    fs = CoarserEntity().generate(src, REPrediction("per:city_of_birth"), RNG)
+    assert sorted(f.text for f in fs) == ["Lena Park was born in Colorado in 1971.",
+                                          "Lena Park was born in the United States in 1971."]
+
+
+# -- MR-R3 ---------------------------------------------------------------------------------------
+def test_r3_number_becomes_duration():
+    src = source("Jupp Hollander, 46, works in the lab.", "Jupp Hollander", "PERSON", "46",
+                 "NUMBER")
+    [f] = CoRelatedEntity().generate(src, REPrediction("per:age"), RNG)
+    assert f.text == "Jupp Hollander, 46 years old, works in the lab."
+    assert pair(f.input) == ("Jupp Hollander", "46 years old")
+    assert f.input.tail.type == "DURATION"
+    assert f.meta["expected_relation"] == "per:age"
+    assert judge(f, "per:age", "no_relation").outcome is Outcome.FAIL
+
+
+def test_r3_type_only_change_keeps_the_text():
+    src = source("US actress Joan Mercer died.", "Joan Mercer", "PERSON", "US", "NATIONALITY")
+    [f] = CoRelatedEntity().generate(src, REPrediction("per:origin"), RNG)
+    assert f.text == src.text and f.edit.replacements == ()
+    assert f.input.tail.type == "COUNTRY" and pair(f.input) == ("Joan Mercer", "US")
+
+
+def test_r3_not_applicable():
+    src = source("Jupp Hollander, forty-six, works in the lab.", "Jupp Hollander", "PERSON",
+                 "forty-six", "NUMBER")
+    assert CoRelatedEntity().generate(src, REPrediction("per:age"), RNG) == []
+    loc = source("Ada Byrne lives in Lowfield.", "Ada Byrne", "PERSON", "Lowfield", "LOCATION")
+    # LOCATION → CITY only for mentions the corpus also has as a CITY
+    assert CoRelatedEntity().generate(loc, REPrediction("per:cities_of_residence"), RNG) == []
+    pool = EntityPool({"CITY": ["Lowfield"]})
+    [f] = CoRelatedEntity(pool=pool).generate(loc, REPrediction("per:cities_of_residence"), RNG)
+    assert f.input.tail.type == "CITY"
+
+
+# -- MR-R4 ---------------------------------------------------------------------------------------
+def test_r4_annotated_coreferent_becomes_the_tail():
+    text = "John is a father, he loves his child Mary."
+    src = source(text, "Mary", "PERSON", "he", "PERSON",
+                 coref={"tail": (source(text, "John", "PERSON", "Mary", "PERSON").head,)})
+    [f] = CoreferentMention(use_rules=False).generate(src, REPrediction("per:parents"), RNG)
+    assert f.text == text and pair(f.input) == ("Mary", "John")
+    assert f.meta["expected_relation"] == "per:parents" and f.meta["resolver"] == "annotation"
+    assert judge(f, "per:parents", "no_relation").outcome is Outcome.FAIL
+
+
+class FakeEnt:
+    def __init__(self, text, mention):
+        self.start_char = text.index(mention)
+        self.end_char = self.start_char + len(mention)
+        self.label_ = "PERSON"
+
+
+class FakeTok:
+    def __init__(self, text, idx):
+        self.idx, self.text = idx, text
+        self.lower_ = text.lower()
+
+
+class FakeDoc:
+    def __init__(self, text, people):
+        self.ents = [FakeEnt(text, p) for p in people]
+        import re
+
+        self._toks = [FakeTok(m.group(), m.start()) for m in re.finditer(r"\w+|[^\w\s]", text)]
+
+    def __iter__(self):
+        return iter(self._toks)
+
+
+def test_r4_rule_pronoun_to_name_and_name_to_pronoun():
+    text = "John is a father, he loves his child Mary."
+    nlp = lambda t: FakeDoc(t, ["John", "Mary"])  # noqa: E731
+    src = source(text, "Mary", "PERSON", "he", "PERSON")
+    [f] = CoreferentMention(nlp=nlp).generate(src, REPrediction("per:parents"), RNG)
+    assert pair(f.input) == ("Mary", "John") and f.meta["resolver"] == "rule"
+    back = source(text, "Mary", "PERSON", "John", "PERSON")
+    [g] = CoreferentMention(nlp=nlp, arguments=["tail"]).generate(
+        back, REPrediction("per:parents"), RNG)
+    assert pair(g.input) == ("Mary", "he")
+
+
+def test_r4_not_applicable_when_two_people_precede_the_pronoun():
+    text = "John met Paul, and he loves his child Mary."
+    nlp = lambda t: FakeDoc(t, ["John", "Paul", "Mary"])  # noqa: E731
+    src = source(text, "Mary", "PERSON", "he", "PERSON")
+    assert CoreferentMention(nlp=nlp).generate(src, REPrediction("per:parents"), RNG) == []
+
+
+def test_r4_rule_does_not_merge_two_people_of_one_family():
+    text = "Ruth Adler divorced Simon Adler in 1994, two years after she adopted Noah."
+    nlp = lambda t: FakeDoc(t, ["Ruth Adler", "Simon Adler", "Noah"])  # noqa: E731
+    src = source(text, "Noah", "PERSON", "she", "PERSON")
+    assert CoreferentMention(nlp=nlp).generate(src, REPrediction("per:parents"), RNG) == []
+    named = source(text, "Simon Adler", "PERSON", "Noah", "PERSON")
+    assert CoreferentMention(nlp=nlp, arguments=["head"]).generate(
+        named, REPrediction("no_relation"), RNG) == []
+    one = "Keller said that she would stay, Anna Keller told the board."
+    nlp = lambda t: FakeDoc(t, ["Keller", "Anna Keller"])  # noqa: E731
+    src = source(one, "she", "PERSON", "board", "ORGANIZATION")
+    [f] = CoreferentMention(nlp=nlp).generate(src, REPrediction("x"), RNG)
+    assert pair(f.input) == ("Keller", "board")
+
+
+# -- MR-S1 / MR-S2 -------------------------------------------------------------------------------
+def test_s1_symmetric_swap():
+    src = source("Lily Hart is Mary Hart's sister.", "Lily Hart", "PERSON", "Mary Hart", "PERSON")
+    [f] = gen(SymmetricSwap(), src, "per:siblings")
+    assert pair(f.input) == ("Mary Hart", "Lily Hart") and f.text == src.text
+    assert f.meta["expected_relation"] == "per:siblings"
+    assert judge(f, "per:siblings", "per:siblings").outcome is Outcome.PASS
+    assert judge(f, "per:siblings", "per:parents").outcome is Outcome.FAIL
+    assert gen(SymmetricSwap(), src, "per:children") == []          # not symmetric
+    assert gen(SymmetricSwap(), src, "no_relation") == []
+
+
+def test_s2_inverse_labels():
+    src = source("John Hart is Mary Hart's father.", "John Hart", "PERSON", "Mary Hart", "PERSON")
+    cases = {"per:children": "per:parents", "per:parents": "per:children",
+             "org:subsidiaries": "org:parents", "org:parents": "org:subsidiaries",
+             "org:member_of": "org:members", "org:top_members/employees": "per:employee_of"}
+    for label, inverse in cases.items():
+        [f] = gen(AntisymmetricSwap(), src, label)
+        assert pair(f.input) == ("Mary Hart", "John Hart")
+        assert f.meta["expected_relation"] == inverse
+    [f] = gen(AntisymmetricSwap(), src, "per:children")
+    assert judge(f, "per:children", "per:parents").outcome is Outcome.PASS
+    v = judge(f, "per:children", "per:siblings")
+    assert v.outcome is Outcome.FAIL and "inverse of per:children" in v.reason
+    assert gen(AntisymmetricSwap(), src, "per:spouse") == []        # symmetric: S1's business
+    assert gen(AntisymmetricSwap(), src, "per:employee_of") == []   # no inverse in the table
+
+
+def test_s2_suite_table_overrides_the_default():
+    tables = RelationTables.from_config({"inverse": {"per:title": "no_relation"}})
+    src = source("Ann Lee is the mayor.", "Ann Lee", "PERSON", "mayor", "TITLE")
+    [f] = gen(AntisymmetricSwap(tables=tables), src, "per:title")
+    assert f.meta["expected_relation"] == "no_relation"
+    assert gen(AntisymmetricSwap(tables=tables), src, "per:children") == []   # replaced table
+    merged = RelationTables.from_config({"extends": True, "inverse": {"per:title": "x"}})
+    assert merged.inverse["per:children"] == "per:parents" and merged.inverse["per:title"] == "x"
+
+
+# -- MR-C1 / MR-C2 -------------------------------------------------------------------------------
+PETERSON = "Peterson leaves behind his wife, Kelly, and their daughter Celine."
+
+
+def test_c1_shared_head_composition():
+    s1 = source(PETERSON, "Peterson", "PERSON", "Kelly", "PERSON", sid="a")
+    s2 = source(PETERSON, "Peterson", "PERSON", "Celine", "PERSON", sid="b")
+    system = ScriptedRE({("Peterson", "Kelly"): "per:spouse",
+                         ("Peterson", "Celine"): "per:children"})
+    out = SharedHeadComposition().generate_batch(items([s1, s2], system))
+    assert out[0] == []                       # listed under the second source
+    [f] = out[1]
+    assert pair(f.input) == ("Kelly", "Celine") and f.text == PETERSON
+    assert f.meta["expected_relation"] == "per:children"
+    assert f.meta["first_source"] == "a" and f.others[0][0] is s1
+    [p] = system.predict([f.input])
+    assert p.label == "no_relation"
+    v = judge(f, "per:children", p.label)
+    assert v.outcome is Outcome.FAIL and "composed with per:spouse" in v.reason
+    assert judge(f, "per:children", "per:children").outcome is Outcome.PASS
+
+
+def test_c1_not_applicable():
+    s1 = source(PETERSON, "Peterson", "PERSON", "Kelly", "PERSON", sid="a")
+    s2 = source(PETERSON, "Peterson", "PERSON", "Celine", "PERSON", sid="b")
+    # first relation not symmetric
+    system = ScriptedRE({("Peterson", "Kelly"): "per:children",
+                         ("Peterson", "Celine"): "per:children"})
+    assert SharedHeadComposition().generate_batch(items([s1, s2], system)) == [[], []]
+    # symmetric, but spouse does not compose with employee_of
+    system = ScriptedRE({("Peterson", "Kelly"): "per:spouse",
+                         ("Peterson", "Celine"): "per:employee_of"})
+    assert SharedHeadComposition().generate_batch(items([s1, s2], system)) == [[], []]
+    # no shared head
+    s3 = source(PETERSON, "Kelly", "PERSON", "Celine", "PERSON", sid="c")
+    system = ScriptedRE({("Peterson", "Kelly"): "per:spouse", ("Kelly", "Celine"): "per:children"})
+    assert SharedHeadComposition().generate_batch(items([s1, s3], system)) == [[], []]
+
+
+def test_c2_shared_tail_composition():
+    text = ("Liu Mingkang, chairman of the China Banking Regulatory Commission (CBRC), "
+            "hosted a meeting.")
+    s1 = source(text, "CBRC", "ORGANIZATION", "China Banking Regulatory Commission",
+                "ORGANIZATION", sid="a")
+    s2 = source(text, "Liu Mingkang", "PERSON", "China Banking Regulatory Commission",
+                "ORGANIZATION", sid="b")
+    system = ScriptedRE({("CBRC", "China Banking Regulatory Commission"): "org:alternate_names",
+                         ("Liu Mingkang", "China Banking Regulatory Commission"):
+                             "per:employee_of"})
+    out = SharedTailComposition().generate_batch(items([s1, s2], system))
+    [f] = out[1]
+    assert pair(f.input) == ("Liu Mingkang", "CBRC")
+    assert f.meta["expected_relation"] == "per:employee_of" and f.meta["mr"] == "MR-C2"
+    assert judge(f, "per:employee_of", "per:employee_of").outcome is Outcome.PASS
+    # different sentences never combine
+    other = source(text.replace("hosted", "chaired"), "Liu Mingkang", "PERSON",
+                   "China Banking Regulatory Commission", "ORGANIZATION", sid="c")
+    assert SharedTailComposition().generate_batch(items([s1, other], system)) == [[], []]
+
+
+# -- oracles and helpers -------------------------------------------------------------------------
+def test_an_oracle_skips_follow_ups_of_another_mr():
+    src = source("Lily Hart is Mary Hart's sister.", "Lily Hart", "PERSON", "Mary Hart", "PERSON")
+    [f] = gen(SymmetricSwap(), src, "per:siblings")
+    v = ORACLES["inverse"]().check(source=src, source_prediction=REPrediction("per:siblings"),
+                                   follow_up=f, follow_up_prediction=REPrediction("per:siblings"))
+    assert v.outcome is Outcome.SKIP
+
+
+def test_replace_argument_drops_a_doubled_article():
+    src = source("She moved to the Springfield area.", "She", "PERSON", "Springfield", "CITY")
+    inp, edit = replace_argument(src, "tail", "the United States", "COUNTRY")
+    assert inp.text == "She moved to the United States area."
+    assert pair(inp) == ("She", "United States")
+
+
+def test_scripted_system_failure_is_an_error_not_a_crash():
+    system = ScriptedRE({("Peterson", "Kelly"): "!crash"})
+    s1 = source(PETERSON, "Peterson", "PERSON", "Kelly", "PERSON")
+    [p] = system.predict_outcomes([s1.input])
+    assert "cannot read" in p.reason
