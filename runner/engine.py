@@ -84,7 +84,7 @@ class Engine:
 
     # -- building --------------------------------------------------------------------------
     def build(self) -> None:
-        from runner.catalog import FILTERS, RELATIONS, SUTS, TRANSFORMATIONS
+        from runner.catalog import FILTERS, RELATIONS, TRANSFORMATIONS
         from runner.nlp import Parser
 
         cfg = self.cfg
@@ -96,8 +96,8 @@ class Engine:
         if sut_type in ("hf", "flair", "stanza"):
             self.device = sut_cfg["device"] = resolve_device(cfg["device"])
         self.log(f"loading system under test: {sut_type} {sut_cfg.get('model', '')}")
-        self.sut = SUTS.get(sut_type).factory(**sut_cfg)
-        self.store = open_cache(cfg, self.sut, enabled=self.use_cache)
+        self.sut = self._make_sut(sut_type, sut_cfg)
+        self.store = self._open_cache()
         if self.store is not None:
             self.sut.store = self.store
             self.log(f"prediction cache: {self.store.path}")
@@ -134,6 +134,14 @@ class Engine:
         from runner.repair.analyzer import ViolationAnalyzer
 
         self.analyzer = ViolationAnalyzer.from_config(cfg, self.sut, self.log)
+
+    def _make_sut(self, sut_type: str, params: dict[str, Any]) -> Any:
+        from runner.catalog import SUTS
+
+        return SUTS.get(sut_type).factory(**params)
+
+    def _open_cache(self) -> Any:
+        return open_cache(self.cfg, self.sut, enabled=self.use_cache)
 
     def corpus(self) -> CorpusReader:
         c = self.cfg["corpus"]
@@ -186,8 +194,8 @@ class Engine:
                 marks.write(json.dumps({"kind": "resume", "at": skip}) + "\n")
             try:
                 sources = islice(iter(corpus), skip, total)
-                for batch in _batched(sources, limits["batch_size"]):
-                    cases, counts, per_transformation = self._run_batch(batch)
+                batches = _batched(sources, limits["batch_size"])
+                for batch, (cases, counts, per_transformation) in self._execute(batches):
                     # A batch is recorded whole: its cases in one write, then its counts.
                     sink.write("".join(json.dumps(c.to_json(), ensure_ascii=False) + "\n"
                                        for c in cases).encode("utf-8"))
@@ -217,11 +225,21 @@ class Engine:
                 self.finished = time.time()
         return self.results()
 
+    def _execute(self, batches: Iterator[list[Sentence]]
+                 ) -> Iterator[tuple[list[Sentence], tuple[list[TestCase], dict, dict]]]:
+        """Each batch with its cases and counts, in corpus order; the recording loop in
+        :meth:`run` writes them. Another execution engine (``runner.execution``) overrides this
+        (and :meth:`build`): it must leave ``self._batch_funnel`` and the analyzer's batch state
+        as :meth:`_run_batch` would before yielding a batch."""
+        for batch in batches:
+            yield batch, self._run_batch(batch)
+
     def resume_key(self) -> str:
         """What must not change between a run and its --resume: the suite as filled (except where
         the reports go, the source limit, the cache and how a remote system is called) and the
         corpus's bytes."""
-        cfg = {k: v for k, v in self.cfg.items() if k not in ("report", "cache", "description")}
+        cfg = {k: v for k, v in self.cfg.items()
+               if k not in ("report", "cache", "description", "execution")}
         cfg["limits"] = {k: v for k, v in cfg["limits"].items() if k != "max_sources"}
         cfg["sut"] = {k: v for k, v in cfg["sut"].items() if k not in ("retry", "concurrency")}
         digest = hashlib.sha256(json.dumps(cfg, sort_keys=True, default=str).encode())
@@ -231,6 +249,15 @@ class Engine:
         return digest.hexdigest()
 
     def _run_batch(self, batch: list[Sentence]) -> tuple[list[TestCase], dict, dict]:
+        cases, counts, per_transformation, predictions = self._judge_batch(batch)
+        # Error categories for every violation; repair and gold metrics when configured.
+        self.analyzer.observe(batch, predictions)
+        cases = self.analyzer.process(cases)
+        return cases, counts, per_transformation
+
+    def _judge_batch(self, batch: list[Sentence]) -> tuple[list[TestCase], dict, dict, list]:
+        """Everything of a batch that depends on the batch alone (sets ``self._batch_funnel``);
+        the analyzer, which carries state from batch to batch, runs after it."""
         seed = self.cfg["seed"]
         cap = self.cfg["limits"]["max_follow_ups_per_source"]
         counts: dict[tuple[str, str], Counts] = defaultdict(Counts)
@@ -282,10 +309,7 @@ class Engine:
                     follow_up_prediction=fp, expected=expected, verdict=verdict))
         for (t, _), c in counts.items():
             self._batch_funnel[t]["violations"] += c.outcomes["fail"]
-        # Error categories for every violation; repair and gold metrics when configured.
-        self.analyzer.observe(batch, predictions)
-        cases = self.analyzer.process(cases)
-        return cases, counts, per_transformation
+        return cases, counts, per_transformation, predictions
 
     def _filter(self, generated: list[tuple]) -> tuple[list[tuple], dict[str, dict[str, Any]]]:
         """Run every filter, in the suite's order, over all the follow-ups of the batch at once
