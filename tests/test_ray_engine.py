@@ -252,3 +252,32 @@ def test_counts_are_added_per_batch_and_dropped_labels_counted():
     add_stats(total, {"a": {"b": 1}})
     add_stats(total, {"a": {"b": 2}})
     assert total == {"a": {"b": 3}}
+
+
+def test_ctrl_c_on_the_driver_stops_the_cluster_work_with_partial_results(tmp_path):
+    """Ctrl-C in a terminal reaches the driver and every process it started (its own local Ray
+    here): exit 2, the batches recorded so far in the reports, no Ray process left behind."""
+    corpus = ROOT / "suites" / "data" / "news.txt"
+    suite = tmp_path / "s.yaml"
+    suite.write_text(f"name: s\ntask: ner\nsut: {{type: spacy}}\ncorpus: {{path: {corpus}}}\n"
+                     "transformations: [{type: structural_question}]\n"
+                     "limits: {batch_size: 4}\nreport: {formats: [json]}\n"
+                     "execution: {engine: ray, workers: 2}\n", encoding="utf-8")
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "runner", str(suite), "-o", str(out)],
+                            env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    deadline = time.time() + 300
+    while _batches(out) < 1 and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.05)
+    assert proc.poll() is None, proc.communicate()[1][-3000:]
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=180)
+    assert proc.returncode == 2, err[-3000:]
+    results = json.loads((out / "results.json").read_text())
+    assert results["run"]["status"] == "interrupted"
+    done = results["run"]["sources_done"]
+    assert 0 < done < results["run"]["sources_total"] and done % 4 == 0
+    assert len(results["cases"]) == len(_cases(out)) > 0
+    assert "Traceback" not in err
