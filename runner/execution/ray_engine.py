@@ -137,15 +137,13 @@ class RayEngine(Engine):
         try:
             if self.address:
                 self.log(f"connecting to the Ray cluster at {self.address}")
-                ray.init(address=self.address, log_to_driver=False,
-                         runtime_env={"env_vars": {"TOKENIZERS_PARALLELISM": "false"}})
+                ray.init(address=self.address, log_to_driver=False)
             else:
                 need = self.n_workers * self.cpus_per_worker
                 self.log("starting a local Ray")
                 ray.init(num_cpus=max(os.cpu_count() or 1, int(need + 0.999)),
                          include_dashboard=False, log_to_driver=False,
-                         object_store_memory=256 * 1024 * 1024,
-                         runtime_env={"env_vars": {"TOKENIZERS_PARALLELISM": "false"}})
+                         object_store_memory=256 * 1024 * 1024)
                 self._started_ray = True
         except (ConnectionError, ValueError, RuntimeError) as exc:
             raise MtrunError(f"execution: cannot start or reach Ray at "
