@@ -215,8 +215,8 @@ class RayEngine(Engine):
 
     def progress_detail(self) -> str:
         alive = sum(w is not None for w in self.workers)
-        now = time.time()
-        while len(self._rate) > 1 and now - self._rate[0][0] > 30:
+        # the rate over the batches recorded in the last 30 s or so
+        while len(self._rate) > 2 and self._rate[-1][0] - self._rate[1][0] >= 30:
             self._rate.popleft()
         rate = ""
         if len(self._rate) > 1:
