@@ -98,6 +98,7 @@ class RayEngine(Engine):
         self.gateway = None
         self.worker_deaths = 0
         self._started_ray = False
+        self._pool: Any = None              # repair's corpus candidate pool, kept by the driver
         self._rate: deque[tuple[float, int]] = deque()
 
     # -- building --------------------------------------------------------------------------
@@ -163,10 +164,18 @@ class RayEngine(Engine):
     def _spawn(self) -> Any:
         import ray
 
+        suite = self.suite
+        if not self.gpus_per_worker and self.cfg["device"] == "auto":
+            # A worker that Ray gave no GPU stays off the node's GPUs (`auto` would take one).
+            import copy
+            import dataclasses
+
+            suite = dataclasses.replace(suite, config=copy.deepcopy(suite.config))
+            suite.config["device"] = "cpu"
         return ray.remote(BatchWorker).options(
             num_cpus=self.cpus_per_worker, num_gpus=self.gpus_per_worker, max_restarts=0,
             max_concurrency=1,
-        ).remote(self.suite, self.use_cache, self.gateway, self.remote_sut)
+        ).remote(suite, self.use_cache, self.gateway, self.remote_sut)
 
     def _build_worker(self, worker: Any) -> dict[str, Any]:
         import ray
@@ -181,8 +190,6 @@ class RayEngine(Engine):
 
     def _adopt(self, info: dict[str, Any]) -> None:
         """The driver's view of the components, from a worker's description."""
-        from runner.repair.analyzer import ViolationAnalyzer
-
         self.device = info["device"]
         self.sut = ClusterSUT(info["sut"], self.remote_sut)
         self.parser = SimpleNamespace(describe=lambda: info["parser"]) if info["parser"] else None
@@ -194,17 +201,16 @@ class RayEngine(Engine):
             for t in rc["applies_to"]:
                 self.relations[t].append(rel)
         a = info["analysis"]
+        self._pool = None
         if not a["enabled"]:
-            self.analyzer = ViolationAnalyzer()
+            self.analyzer = a["cls"]()
             return
         if a["corpus_pool"]:
-            from runner.repair.relabel import CorpusEntityCandidates
-
-            source: Any = CorpusEntityCandidates(_Model(a["masked_lm"]), a["top_k"], a["max_pool"])
+            source: Any = a["source_cls"](_Model(a["masked_lm"]), a["top_k"], a["max_pool"])
+            self._pool = source
         else:
             source = SimpleNamespace(describe=lambda: a["source"])
-        self.analyzer = ViolationAnalyzer(SimpleNamespace(source=source), a["backend"], a["params"])
-        self._pool = source if a["corpus_pool"] else None
+        self.analyzer = a["cls"](SimpleNamespace(source=source), a["backend"], a["params"])
 
     # -- running ---------------------------------------------------------------------------
     def run(self) -> dict[str, Any]:
@@ -228,7 +234,7 @@ class RayEngine(Engine):
     def _execute(self, batches: Iterator[list[Any]]) -> Iterator[tuple[list[Any], tuple]]:
         import ray
 
-        pool = getattr(self, "_pool", None)
+        pool = self._pool
         todo = iter(batches)
         exhausted = False
         batch_of: dict[int, list[Any]] = {}     # read, not yet recorded
@@ -297,8 +303,11 @@ class RayEngine(Engine):
                 k = next_record
                 (cases, counts, per_t, funnel, stats) = done.pop(k)
                 self._batch_funnel = funnel
-                self.analyzer.pending = stats
-                self.analyzer._pool_added = added.pop(k, [])
+                # the analyzer's state as the local engine leaves it before the checkpoint
+                if stats is not None:
+                    self.analyzer.pending = stats
+                if hasattr(self.analyzer, "_pool_added"):
+                    self.analyzer._pool_added = added.pop(k, [])
                 for delta in deltas.pop(k, []):
                     self.sut.add(delta)
                 batch = batch_of.pop(k)
@@ -332,7 +341,8 @@ class RayEngine(Engine):
                 while observed + 1 in preds:
                     j = observed + 1
                     self.analyzer.observe(batch_of[j], preds.pop(j))
-                    added[j], self.analyzer._pool_added = self.analyzer._pool_added, []
+                    if hasattr(self.analyzer, "_pool_added"):
+                        added[j], self.analyzer._pool_added = self.analyzer._pool_added, []
                     pool_len[j] = len(pool.pool) if pool is not None else 0
                     observed = j
                 for j in sorted(j for j in judged if j <= observed):

@@ -247,13 +247,16 @@ class BatchWorker:
         e = self.engine
         e.build()
         an = e.analyzer
-        analysis: dict[str, Any] = {"enabled": an.relabeler is not None}
-        if an.relabeler is not None:
-            src = an.relabeler.source
+        # The driver rebuilds the analyzer without its models (classes travel by reference).
+        relabeler = getattr(an, "relabeler", None)
+        analysis: dict[str, Any] = {"cls": type(an), "enabled": relabeler is not None}
+        if relabeler is not None:
+            src = relabeler.source
             analysis.update(backend=an.backend, params=an.params, source=src.describe(),
                             corpus_pool=_corpus_source(src) is not None)
             if analysis["corpus_pool"]:
-                analysis.update(masked_lm=src.mlm.name, top_k=src.top_k, max_pool=src.max_pool)
+                analysis.update(source_cls=type(src), masked_lm=src.mlm.name, top_k=src.top_k,
+                                max_pool=src.max_pool)
         return {
             "device": e.device,
             "sut": e.sut.describe(),
@@ -278,22 +281,23 @@ class BatchWorker:
     def finish(self, k: int, pool: list[str] | None) -> tuple:
         """Violation analysis of batch ``k`` with the candidate pool ``pool`` (the entities of
         batches 0..k in the order they entered it). Returns everything the driver records."""
-        from runner.repair.analyzer import Stats
-
         e = self.engine
         batch, cases, counts, per_t, funnel = self.judged.pop(k)
         before = e.sut.stats()
         an = e.analyzer
-        src = _corpus_source(an.relabeler.source) if an.relabeler is not None else None
+        relabeler = getattr(an, "relabeler", None)
+        src = _corpus_source(relabeler.source) if relabeler is not None else None
         if src is not None:
             src.pool = Counter(dict.fromkeys(pool or (), 1))
-        an.pending = Stats()
+        pending = getattr(an, "pending", None)
+        if pending is not None:
+            an.pending = pending = type(pending)()      # this batch's counts only
         cases = an.process(cases)
-        return (k, cases, counts, per_t, funnel, an.pending,
+        return (k, cases, counts, per_t, funnel, pending,
                 stats_delta(e.sut.stats(), before))
 
 
 def _corpus_source(src: Any) -> Any:
-    from runner.repair.relabel import CorpusEntityCandidates
-
-    return src if isinstance(src, CorpusEntityCandidates) else None
+    """The candidate source when it is one whose pool grows with the corpus (repair's ``corpus``
+    candidates), else None."""
+    return src if callable(getattr(src, "observe", None)) and hasattr(src, "pool") else None
