@@ -9,7 +9,8 @@ all of them), and prints per configuration the median and the range of
 - ``total``: sources/s over the whole run, model loading and Ray worker start included.
 
 One local Ray is started for the whole benchmark (its start is not timed). Every run must write
-the same cases.jsonl (checked).
+the same cases.jsonl (checked). A Ray worker runs torch with ``cpus_per_worker`` threads (Ray sets
+OMP_NUM_THREADS); the local engine with torch's default (one per core) unless ``--local-threads``.
 
     PYTHONPATH=. HF_HUB_OFFLINE=1 python bench/scale_bench.py [-n 96] [--batch-size 16] \
         [--workers 1,2] [--rounds 3] [--suite suites/ner_spacy.yaml]
@@ -99,10 +100,18 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--suite", default=str(ROOT / "suites" / "ner_spacy.yaml"))
     ap.add_argument("--gpu", action="store_true", help="workers sharing one GPU, bert-base-shaped MLM")
+    ap.add_argument("--local-threads", type=int, default=None,
+                    help="torch threads of the local engine (default: torch's own, one per core; "
+                         "a Ray worker gets cpus_per_worker threads from Ray)")
     args = ap.parse_args()
     import os
 
     import ray
+
+    if args.local_threads:
+        import torch
+
+        torch.set_num_threads(args.local_threads)
 
     gpu_mlm = None
     if args.gpu:
