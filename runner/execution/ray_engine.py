@@ -109,8 +109,7 @@ class RayEngine(Engine):
             raise ModelNotAvailable("execution.engine ray needs Ray: pip install -e \".[ray]\" "
                                     "(on the driver and on every node of the cluster)") from None
         self._connect(ray)
-        sut_type = self.cfg["sut"]["type"]
-        self.remote_sut = sut_is_remote(sut_type)
+        self.remote_sut = sut_is_remote(self.suite)
         cache = self.cfg.get("cache") or {}
         wanted = cache.get("enabled", "auto")
         cache_wanted = self.use_cache and (self.remote_sut if wanted == "auto" else bool(wanted))
@@ -122,7 +121,7 @@ class RayEngine(Engine):
             self.gateway = ray.remote(Gateway).options(
                 num_cpus=0, max_concurrency=1,
                 scheduling_strategy=NodeAffinitySchedulingStrategy(here, soft=False),
-            ).remote(self.cfg, self.use_cache, self.remote_sut,
+            ).remote(self.suite, self.use_cache, self.remote_sut,
                      forwarded_env(self.cfg["sut"]) if self.remote_sut else {})
         self.log(f"starting {self.n_workers} Ray worker(s): {self.cpus_per_worker:g} CPU, "
                  f"{self.gpus_per_worker:g} GPU each")

@@ -53,14 +53,13 @@ def unwrap(exc: BaseException) -> BaseException:
     return exc
 
 
-def sut_is_remote(sut_type: str) -> bool:
-    """Whether the system is a remote, rate-limited service (class attribute ``remote``),
+def sut_is_remote(suite: Any) -> bool:
+    """Whether the suite's system is a remote, rate-limited service (class attribute ``remote``),
     without building it."""
     import importlib
 
-    from runner.catalog import SUTS
-
-    target = getattr(SUTS.get(sut_type).factory, "__qualname__", "")
+    entry = suite.task.registries()["sut"].get(suite.config["sut"]["type"])
+    target = getattr(entry.factory, "__qualname__", "")
     module, _, attr = target.partition(":")
     if not attr:
         return False
@@ -104,18 +103,16 @@ class Gateway:
     one call at a time, and each call uses the system's own thread pool), and the persistent
     prediction cache file."""
 
-    def __init__(self, config: dict[str, Any], use_cache: bool, build_sut: bool,
+    def __init__(self, suite: Any, use_cache: bool, remote_sut: bool,
                  env: dict[str, str] | None = None) -> None:
         import os
 
-        from runner.catalog import SUTS
+        from runner.engine import build_sut
 
         os.environ.update(env or {})
-        sut_cfg = dict(config["sut"])
-        sut_type = sut_cfg.pop("type")
-        self.sut = SUTS.get(sut_type).factory(**sut_cfg) if build_sut else None
-        probe = self.sut or SimpleNamespace(remote=sut_is_remote(sut_type))
-        self.store = open_cache(config, probe, enabled=use_cache)
+        self.sut = build_sut(suite) if remote_sut else None
+        probe = self.sut or SimpleNamespace(remote=remote_sut)
+        self.store = open_cache(suite.config, probe, enabled=use_cache)
         if self.sut is not None and self.store is not None:
             self.sut.store = self.store
 
@@ -213,10 +210,10 @@ class WorkerEngine(Engine):
         self.gateway = gateway
         self.remote_sut = remote_sut
 
-    def _make_sut(self, sut_type: str, params: dict[str, Any]) -> Any:
+    def _make_sut(self) -> Any:
         if self.remote_sut:
-            return GatewaySUT(self.gateway, sut_type)
-        return super()._make_sut(sut_type, params)
+            return GatewaySUT(self.gateway, self.cfg["sut"]["type"])
+        return super()._make_sut()
 
     def _open_cache(self) -> Any:
         if self.gateway is None or self.remote_sut:
