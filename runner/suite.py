@@ -219,7 +219,8 @@ def _explain(err: Any, data: dict, marks: dict) -> list[tuple[int | None, int | 
     if v == "pattern":
         what = {"device": "auto, cpu, cuda or cuda:N", "name": "letters, digits, '.', '_' or '-', "
                 "starting with a letter or digit",
-                "callable": "module:function, e.g. mymodel.api:predict"}.get(str(at[-1]) if at else "", err.validator_value)
+                "callable": "module:function, e.g. mymodel.api:predict"}.get(
+                    str(at[-1]) if at else "", err.validator_value)
         return [(line, col, f"{prefix}expected {what}, got {inst!r}")]
     if v == "minItems":
         return [(line, col, f"{prefix}needs at least {err.validator_value} item(s)")]

@@ -8,8 +8,9 @@ import pytest
 from runner.tasks.ner.repair.categories import against_reference, between_predictions, occurrences
 from runner.tasks.ner.repair.gold import GoldTally, project_gold
 from runner.tasks.ner.repair.locate import locate
-from runner.tasks.ner.repair.relabel import (CorpusEntityCandidates, Job, MaskedLMCandidates, Params,
-                                   Relabel, Relabeler, evaluate, repaired, same_format)
+from runner.tasks.ner.repair.relabel import (CorpusEntityCandidates, Job, MaskedLMCandidates,
+                                             Params, Relabel, Relabeler, evaluate, repaired,
+                                             same_format)
 from runner.types import Edit, FollowUp, Replacement
 from runner.tasks.ner.types import Prediction, Span
 

@@ -127,9 +127,9 @@ class Task:
         "filters": ...}``. A transformation's entry names its default relation in
         ``extra["relation"]``, may bound the follow-ups one source gives for ``--dry-run``
         (``extra["max_per_source"]``: params → int) and says it loads models
-        (``extra["models"]``: it gets ``device``); a system under test's ``extra["device"]`` says it runs on torch
-        (it gets the resolved ``device``), ``extra["task"]`` that it is built with ``task=``
-        (the shared python system)."""
+        (``extra["models"]``: it gets ``device``); a system under test's ``extra["device"]``
+        says it runs on torch (it gets the resolved ``device``), ``extra["task"]`` that it is
+        built with ``task=`` (the shared python system)."""
         raise NotImplementedError
 
     def corpus_schema(self) -> dict[str, Any]:

@@ -199,7 +199,8 @@ SUTS.add(
 )
 
 TRANSFORMATIONS.add(
-    "structural_question", lazy("runner.tasks.ner.transforms.structural_question:StructuralQuestion"),
+    "structural_question",
+    lazy("runner.tasks.ner.transforms.structural_question:StructuralQuestion"),
     description="Declarative → interrogative (TIN §3.3): be-verb moved, do/does/did inserted with "
                 "the base form restored, or auxiliary moved; '.' → '?'.",
     params={}, relation="MR2", max_per_source=lambda p: 1,
