@@ -6,7 +6,9 @@ rounds (on a shared machine the load changes from minute to minute: alternating 
 all of them), and prints per configuration the median and the range of
 
 - ``steady``: sources/s once the components are built (what a long run approaches), and
-- ``total``: sources/s over the whole run, model loading and Ray worker start included.
+- ``total``: sources/s over the whole run, model loading and Ray worker start included (the
+  local engine shares this process's model cache, so from its second round on it loads nothing:
+  compare ``total`` on the first round only).
 
 One local Ray is started for the whole benchmark (its start is not timed). Every run must write
 the same cases.jsonl (checked). A Ray worker runs torch with ``cpus_per_worker`` threads (Ray sets
