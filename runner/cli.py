@@ -47,6 +47,11 @@ def _parser() -> argparse.ArgumentParser:
                           "and corpus) without repeating finished cases")
     run.add_argument("--no-cache", action="store_true",
                      help="do not read or write the persistent prediction cache")
+    run.add_argument("--workers", type=_positive,
+                     help="process batches on N Ray workers (execution.engine ray)")
+    run.add_argument("--ray-address", metavar="ADDR",
+                     help="the Ray cluster to use: auto, ray://HEAD:10001 or HOST:PORT "
+                          "(execution.engine ray; default: start a local Ray)")
     run.add_argument("--dry-run", action="store_true",
                      help="print how many calls and characters the run would send, send none")
 
@@ -207,13 +212,19 @@ def _run(args: argparse.Namespace) -> int:
             raise MtrunError(f"--device: expected auto, cpu, cuda or cuda:N, got {args.device!r}")
         suite.config["device"] = args.device
 
+    if args.workers is not None or args.ray_address is not None:
+        from runner.execution import apply_overrides
+
+        apply_overrides(suite.config, workers=args.workers, address=args.ray_address)
+
     if args.dry_run:
         from runner.plan import dry_run
 
         print(dry_run(suite, use_cache=not args.no_cache)[0])
         return ExitCode.OK
 
-    from runner.engine import CASES_FILE, Engine
+    from runner.engine import CASES_FILE
+    from runner.execution import make_engine
     from runner.report.outputs import write_outputs
     from runner.report.writers import console_summary
 
@@ -224,8 +235,9 @@ def _run(args: argparse.Namespace) -> int:
 
     log = ((lambda msg: print(f"mtrun: {visible_text(msg, keep=chr(10))}", file=sys.stderr))
            if show else (lambda msg: None))
-    engine = Engine(suite, out_dir, progress=progress.update, log=log, resume=args.resume,
-                    use_cache=not args.no_cache)
+    engine = make_engine(suite, out_dir, progress=progress.update, log=log, resume=args.resume,
+                         use_cache=not args.no_cache)
+    progress.detail = getattr(engine, "progress_detail", None)
     # Ctrl-C or SIGTERM (a CI timeout, `kill`): finish the batch in progress, then write the
     # partial results. A second signal stops at once.
     def on_signal(signum: int, frame: object) -> None:
@@ -348,6 +360,7 @@ class Progress:
         self.enabled = enabled
         self.start = time.time()
         self.last = 0.0
+        self.detail: Any = None     # what the execution engine adds (workers, recent rate)
 
     def update(self, done: int, total: int | None) -> None:
         if not self.enabled:
@@ -365,6 +378,8 @@ class Progress:
                     f"{rate:.1f}/s eta {eta:.0f}s ")
         else:
             line = f"\r{done} sources {rate:.1f}/s "
+        if self.detail is not None:
+            line += f"· {self.detail()} "
         sys.stderr.write(line)
         sys.stderr.flush()
 

@@ -96,13 +96,13 @@ class Engine:
         registries = self.task.registries()
         SUTS, TRANSFORMATIONS = registries["sut"], registries["transformations"]
         RELATIONS, FILTERS = registries["relations"], registries["filters"]
-        self.sut = build_sut(self.suite, log=self.log)
+        self.sut = self._make_sut()
         # spaCy pipelines run on the CPU here; only torch-based systems resolve `auto` (which
         # imports torch, so it is not done when nothing needs it).
         self.device = "cpu"
         if SUTS.get(cfg["sut"]["type"]).extra.get("device"):
             self.device = resolve_device(cfg["device"])
-        self.store = open_cache(cfg, self.sut, enabled=self.use_cache)
+        self.store = self._open_cache()
         if self.store is not None:
             self.sut.store = self.store
             self.log(f"prediction cache: {self.store.path}")
@@ -142,6 +142,12 @@ class Engine:
             self.log(f"loading parser: {p['type']} {p['model']}")
             self.parser = Parser(p["model"], batch_size=p["batch_size"])
         self.analyzer = self.task.analyzer(cfg, self.sut, self.log)
+
+    def _make_sut(self) -> Any:
+        return build_sut(self.suite, log=self.log)
+
+    def _open_cache(self) -> Any:
+        return open_cache(self.cfg, self.sut, enabled=self.use_cache)
 
     def corpus(self) -> Corpus:
         return self.task.corpus(self.suite)
@@ -191,8 +197,8 @@ class Engine:
                 marks.write(json.dumps({"kind": "resume", "at": skip}) + "\n")
             try:
                 sources = islice(iter(corpus), skip, total)
-                for batch in _batched(sources, limits["batch_size"]):
-                    cases, counts, per_transformation = self._run_batch(batch)
+                batches = _batched(sources, limits["batch_size"])
+                for batch, (cases, counts, per_transformation) in self._execute(batches):
                     # A batch is recorded whole: its cases in one write, then its counts.
                     sink.write("".join(json.dumps(self.task.case_to_json(c), ensure_ascii=False)
                                        + "\n" for c in cases).encode("utf-8"))
@@ -222,11 +228,21 @@ class Engine:
                 self.finished = time.time()
         return self.results()
 
+    def _execute(self, batches: Iterator[list[Any]]
+                 ) -> Iterator[tuple[list[Any], tuple[list[TestCase], dict, dict]]]:
+        """Each batch with its cases and counts, in corpus order; the recording loop in
+        :meth:`run` writes them. Another execution engine (``runner.execution``) overrides this
+        (and :meth:`build`): it must leave ``self._batch_funnel`` and the analyzer's batch state
+        as :meth:`_run_batch` would before yielding a batch."""
+        for batch in batches:
+            yield batch, self._run_batch(batch)
+
     def resume_key(self) -> str:
         """What must not change between a run and its --resume: the suite as filled (except where
         the reports go, the source limit, the cache and how a remote system is called) and the
         corpus's bytes."""
-        cfg = {k: v for k, v in self.cfg.items() if k not in ("report", "cache", "description")}
+        cfg = {k: v for k, v in self.cfg.items()
+               if k not in ("report", "cache", "description", "execution")}
         cfg["limits"] = {k: v for k, v in cfg["limits"].items() if k != "max_sources"}
         cfg["sut"] = {k: v for k, v in cfg["sut"].items() if k not in ("retry", "concurrency")}
         digest = hashlib.sha256(json.dumps(cfg, sort_keys=True, default=str).encode())
@@ -236,6 +252,15 @@ class Engine:
         return digest.hexdigest()
 
     def _run_batch(self, batch: list[Any]) -> tuple[list[TestCase], dict, dict]:
+        cases, counts, per_transformation, predictions = self._judge_batch(batch)
+        # The task's analysis of the violations (NER: error categories, repair, gold metrics).
+        self.analyzer.observe(batch, predictions)
+        cases = self.analyzer.process(cases)
+        return cases, counts, per_transformation
+
+    def _judge_batch(self, batch: list[Any]) -> tuple[list[TestCase], dict, dict, list]:
+        """Everything of a batch that depends on the batch alone (sets ``self._batch_funnel``);
+        the analyzer, which carries state from batch to batch, runs after it."""
         task = self.task
         seed = self.cfg["seed"]
         cap = self.cfg["limits"]["max_follow_ups_per_source"]
@@ -298,10 +323,7 @@ class Engine:
                     follow_up_prediction=fp, expected=expected, verdict=verdict))
         for (t, _), c in counts.items():
             self._batch_funnel[t]["violations"] += c.outcomes["fail"]
-        # The task's analysis of the violations (NER: error categories, repair, gold metrics).
-        self.analyzer.observe(batch, predictions)
-        cases = self.analyzer.process(cases)
-        return cases, counts, per_transformation
+        return cases, counts, per_transformation, predictions
 
     def _filter(self, generated: list[tuple]) -> tuple[list[tuple], dict[str, dict[str, Any]]]:
         """Run every filter, in the suite's order, over all the follow-ups of the batch at once

@@ -167,6 +167,23 @@ def _task_schema(task: Any, names: list[str]) -> dict[str, Any]:
                                         "by every suite that names it."},
             }, description="Answers of the system under test kept across runs (`--no-cache` "
                            "turns it off for one run)."),
+            "execution": _section({
+                "engine": {"enum": ["local", "ray"], "default": "local",
+                           "description": "local: batches processed in this process; ray: by "
+                                          "Ray actors (`pip install -e \".[ray]\"`), the "
+                                          "outputs, --resume and the cache unchanged."},
+                "address": {"type": ["string", "null"], "minLength": 1, "default": None,
+                            "description": "engine ray: auto (the cluster this machine belongs "
+                                           "to), ray://HEAD:10001, HOST:PORT, or null to start "
+                                           "a Ray on this machine for the run."},
+                "workers": {"type": "integer", "minimum": 1, "default": 2,
+                            "description": "engine ray: actors, each loading the suite's models "
+                                           "once."},
+                "cpus_per_worker": {"type": "number", "exclusiveMinimum": 0, "default": 1},
+                "gpus_per_worker": {"type": "number", "minimum": 0, "default": 0,
+                                    "description": "A fraction (0.25) lets workers share a GPU."},
+            }, description="Where batches are processed (`--workers N`, `--ray-address ADDR` "
+                           "override it and choose ray)."),
             "limits": _section({
                 "max_sources": {"type": ["integer", "null"], "minimum": 1, "default": None},
                 "max_follow_ups_per_source": {"type": "integer", "minimum": 1, "default": 20,
