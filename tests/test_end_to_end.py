@@ -43,14 +43,16 @@ def test_sample_run_writes_consistent_results(sample_run):
     # the similar-sentence transformations ran offline with both filters, and say so
     funnel = results["funnel"]
     assert set(funnel) == {"token_mlm", "phrase_np", "structural_question", "entity_shuffle"}
-    assert set(funnel["token_mlm"]["dropped_by"]) == {"semantic", "syntactic"}
-    assert set(funnel["entity_shuffle"]["dropped_by"]) == set()  # the suite filters replacements
+    assert set(funnel["token_mlm"]["dropped_by"]) == {"parse_check", "semantic", "syntactic"}
+    # the language-model filters judge replacements only; the parse check judges everything
+    assert set(funnel["entity_shuffle"]["dropped_by"]) == {"parse_check"}
+    assert set(funnel["structural_question"]["dropped_by"]) == {"parse_check"}
     for name, f in funnel.items():
         assert f["generated"] == sum(f["dropped_by"].values()) + f["over_limit"] + f["tested"]
         assert f["tested"] == rows[(name, "MR1" if name in ("token_mlm", "phrase_np") else "MR2")][
             "follow_ups"]
-    assert {m["role"] for m in results["components"]["models"]} == {"candidates", "encoder",
-                                                                    "scorer"}
+    assert {m["role"] for m in results["components"]["models"]} == {
+        "candidates", "encoder", "scorer", "parser", "verb frames"}
     for c in cases:
         if c["transformation"] in ("token_mlm", "phrase_np"):
             assert c["follow_up"]["meta"]["source"] == "wordnet"

@@ -14,6 +14,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+from runner.report.triage import is_false_alarm
 from runner.report.writers import CaseSource, cases_of
 
 EXAMPLES_PER_CASE = 5
@@ -48,7 +49,7 @@ def describe_example(case: dict[str, Any]) -> str:
 def build_junit(results: dict[str, Any], cases: CaseSource) -> ET.Element:
     examples: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for case in cases_of(cases):
-        if case["verdict"]["outcome"] == "fail":
+        if case["verdict"]["outcome"] == "fail" and not is_false_alarm(case):
             bucket = examples.setdefault((case["transformation"], case["relation"]), [])
             if len(bucket) < EXAMPLES_PER_CASE:
                 bucket.append(case)
