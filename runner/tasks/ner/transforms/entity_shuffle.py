@@ -1,0 +1,63 @@
+"""`entity_shuffle` (TIN §3.3, SPEC §1.4): put each predicted entity where another entity of the
+same type was, shuffling within each type. Sentences without two distinct entities of one type
+make no follow-up."""
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from typing import Any, Sequence
+
+from runner.transforms.base import Transformation
+from runner.types import FollowUp, Replacement
+from runner.tasks.ner.types import Prediction, Sentence, Span
+
+# Random permutations tried per wanted follow-up before giving up on finding a new one.
+_ATTEMPTS_PER_FOLLOW_UP = 20
+
+
+class EntityShuffle(Transformation):
+    name = "entity_shuffle"
+
+    def __init__(self, *, follow_ups: int = 1, types: Sequence[str] | None = None) -> None:
+        super().__init__(follow_ups=follow_ups, types=list(types) if types else None)
+        self.follow_ups = follow_ups
+        self.types = set(types) if types else None
+
+    def _generate(self, source: Sentence, prediction: Prediction, rng: random.Random,
+                  doc: Any) -> list[FollowUp]:
+        text = source.text
+        groups: dict[str, list[Span]] = defaultdict(list)
+        for span in _non_overlapping(prediction.spans):
+            if self.types is None or span.label in self.types:
+                groups[span.label].append(span)
+        # Shuffling identical strings changes nothing: a type needs two different entity texts.
+        groups = {t: ss for t, ss in groups.items() if len({s.text_in(text) for s in ss}) >= 2}
+        if not groups:
+            return []
+        out: list[FollowUp] = []
+        seen = {text}
+        for _ in range(self.follow_ups * _ATTEMPTS_PER_FOLLOW_UP):
+            if len(out) == self.follow_ups:
+                break
+            replacements, moved = [], {}
+            for label in sorted(groups):
+                spans = groups[label]
+                texts = [s.text_in(text) for s in spans]
+                perm = texts[:]
+                rng.shuffle(perm)
+                replacements += [Replacement(s.start, s.end, new) for s, new in zip(spans, perm)]
+                moved[label] = perm
+            follow_up = FollowUp.from_replacements(text, replacements, self.name, order=moved)
+            if follow_up.text not in seen:
+                seen.add(follow_up.text)
+                out.append(follow_up)
+        return out
+
+
+def _non_overlapping(spans: Sequence[Span]) -> list[Span]:
+    """Entities in text order; of overlapping ones (some systems nest), the first/longest wins."""
+    kept: list[Span] = []
+    for s in sorted(spans, key=lambda s: (s.start, -s.end)):
+        if not kept or s.start >= kept[-1].end:
+            kept.append(s)
+    return kept

@@ -1,0 +1,210 @@
+"""`structural_question` (TIN §3.3, SPEC §1.3): a declarative sentence becomes a yes/no question.
+
+TIN finds S → NP VP with a constituency parser and looks at the first verb of the VP. mtrun reads
+the same structure off the dependency parse, which the embedded spaCy pipeline provides offline:
+the subject NP is the subtree of the root's ``nsubj``/``nsubjpass``/``expl``/``csubj`` child and
+the first verb of the VP is the root's first auxiliary after the subject, or the root itself.
+The three cases of the paper:
+
+(a) a main-verb "be" moves before the subject: "Twitter was the obvious solution." →
+    "Was Twitter the obvious solution?"
+(b) a normal verb: do/does/did (by tense and number: VBD → did, VBZ → does, VBP → do) goes before
+    the subject and the verb returns to its base form: "He cried." → "Did he cry?" (verbs
+    coordinated with it under the same subject too: "opened … and left" → "open … and leave");
+(c) an auxiliary moves before the subject: "He has faced floods." → "Has he faced floods?"
+    (a contracted negation moves with it: "hasn't he").
+
+The final "." becomes "?". The subject's first word loses its capital unless it is a proper noun
+or "I". Every change is an :class:`~runner.types.Replacement`, so entity spans are carried into
+the question by the edit's alignment. A sentence the rules cannot turn into a question (no final
+period, several sentences, no subject before the verb, a verb form that needs an auxiliary that is
+missing) gives no follow-up: the transformation does not apply to it.
+"""
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from runner.transforms.base import Transformation
+from runner.types import FollowUp, Replacement
+from runner.tasks.ner.types import Prediction, Sentence
+
+_SUBJECT_DEPS = {"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"}
+_AUX_DEPS = {"aux", "auxpass"}
+_AUX_LEMMAS = {"be", "have", "do", "will", "shall", "can", "may", "must", "might", "could",
+               "would", "should", "ought"}
+_DO_BY_TAG = {"VBD": "did", "VBZ": "does", "VBP": "do"}
+_PROPER_TAGS = {"NNP", "NNPS"}
+
+
+class StructuralQuestion(Transformation):
+    name = "structural_question"
+    needs_parse = True
+
+    def _generate(self, source: Sentence, prediction: Prediction, rng: random.Random,
+                  doc: Any) -> list[FollowUp]:
+        if doc is None:
+            raise ValueError("structural_question needs the parse of the source")
+        # The first word of a predicted entity keeps its capital ("Spotify is …" → "Is Spotify
+        # …"), except a determiner ("The Beatles were …" → "Were the Beatles …").
+        entity_starts = {span.start for span in prediction.spans}
+        made = question_edit(source.text, doc, keep_case_at=entity_starts)
+        if made is None:
+            return []
+        replacements, meta = made
+        return [FollowUp.from_replacements(source.text, replacements, self.name, **meta)]
+
+
+def question_edit(text: str, doc: Any, keep_case_at: frozenset[int] | set[int] = frozenset()
+                  ) -> tuple[list[Replacement], dict[str, str]] | None:
+    """The replacements that turn ``text`` (parsed as ``doc``) into a question, and how (the case
+    of TIN §3.3), or None when the sentence is not a declarative the rules cover. A word starting
+    at an offset in ``keep_case_at`` keeps its capital when the subject moves."""
+    sents = list(doc.sents)
+    tokens = [t for t in doc if not t.is_space]
+    if len(sents) != 1 or len(tokens) < 3:
+        return None
+    final = tokens[-1]
+    if final.text != "." or final.idx + 1 != len(text.rstrip()):
+        return None
+    root = sents[0].root
+    if root.pos_ not in ("VERB", "AUX"):
+        return None
+    subjects = [c for c in root.children if c.dep_ in _SUBJECT_DEPS and c.i < root.i]
+    if not subjects:
+        return None
+    subject = subjects[0]
+    subj_first = subject.left_edge
+    subj_end = subject.right_edge.i
+    if any(t.pos_ in ("VERB", "AUX") for t in doc[:subj_first.i]):
+        # a clause before the subject ("X should do Y, the report argued."): no S → NP VP
+        return None
+    auxiliaries = [c for c in root.children
+                   if c.dep_ in _AUX_DEPS and subj_end < c.i < root.i
+                   and c.lemma_.lower() in _AUX_LEMMAS and c.tag_ in ("MD", "VBD", "VBZ", "VBP")]
+
+    reps: list[Replacement] = []
+    if auxiliaries:                                   # (c) an auxiliary moves
+        case, verb = "auxiliary moved", auxiliaries[0]
+        moved = _take_out(doc, text, verb, reps)
+    elif root.lemma_.lower() == "be" and root.tag_ in ("VBD", "VBZ", "VBP"):   # (a) be moves
+        case, verb = "be-verb moved", root
+        moved = _take_out(doc, text, verb, reps)
+    elif root.tag_ in _DO_BY_TAG:                     # (b) do-support, base form restored
+        if any(c.dep_ in _AUX_DEPS for c in root.children):
+            return None  # an auxiliary we did not recognise (or before the subject): leave it
+        case, verb = "do inserted", root
+        moved = _DO_BY_TAG[root.tag_]
+        for v in [root] + _coordinated_verbs(root):
+            base = _base_form(v)
+            if base is None:
+                return None
+            if base != v.text:
+                reps.append(Replacement(v.idx, v.idx + len(v.text), base))
+    else:
+        return None
+
+    at_start = all(t.is_space or t.is_punct and t.text in "\"'“‘(" for t in doc[:subj_first.i])
+    if at_start:
+        moved = moved[:1].upper() + moved[1:]
+        if _lowercase_first(subj_first) and not (subj_first.idx in keep_case_at
+                                                 and subj_first.tag_ != "DT"):
+            word = subj_first.text
+            reps.append(Replacement(subj_first.idx, subj_first.idx + len(word),
+                                    word[:1].lower() + word[1:]))
+    else:
+        moved = moved[:1].lower() + moved[1:]
+    reps.append(Replacement(subj_first.idx, subj_first.idx, moved + " "))
+    reps.append(Replacement(final.idx, final.idx + 1, "?"))
+    # "fronted": the word now before the subject ("Won't" for the tokens "wo" + "n't")
+    return reps, {"case": case, "verb": verb.text, "fronted": moved}
+
+
+def _take_out(doc: Any, text: str, verb: Any, reps: list[Replacement]) -> str:
+    """Remove ``verb`` (and a contracted "n't" glued to it) with the space before it; return the
+    text to put before the subject."""
+    end_tok = verb
+    nxt = doc[verb.i + 1] if verb.i + 1 < len(doc) else None
+    if nxt is not None and nxt.lower_ in ("n't", "n’t") and not verb.whitespace_:
+        end_tok = nxt
+    start = verb.idx
+    while start > 0 and text[start - 1].isspace():
+        start -= 1
+    end = end_tok.idx + len(end_tok.text)
+    reps.append(Replacement(start, end, ""))
+    return text[verb.idx:end]
+
+
+def _coordinated_verbs(root: Any) -> list[Any]:
+    """Finite verbs coordinated with the root that share its subject ("opened the door and
+    left"): they take the base form after do-support too."""
+    out = []
+    for c in root.children:
+        if c.dep_ == "conj" and c.tag_ in _DO_BY_TAG and not any(
+                g.dep_ in _SUBJECT_DEPS for g in c.children):
+            out.append(c)
+            out += _coordinated_verbs(c)
+    return out
+
+
+def _base_form(verb: Any) -> str | None:
+    """The verb's base form: the parser's lemma, unless that lemma cannot be the base of a regular
+    form (the rule lemmatizer reads "fined" as "fin"; "fin" would make "finned"), in which case
+    the other regular reading is taken ("fine")."""
+    lemma = verb.lemma_
+    if not lemma or not lemma.isalpha():
+        return None
+    word = verb.text.lower()
+    lemma = lemma.lower()
+    if not word.startswith(lemma):
+        pass  # an irregular form the lemmatizer knows (has → have, met → meet)
+    elif verb.tag_ == "VBD" and word.endswith("ed") and word not in _regular_past(lemma):
+        lemma = next((b for b in (word[:-1], word[:-2], word[:-3], word[:-3] + "y")
+                      if len(b) > 1 and word in _regular_past(b)), lemma)
+    elif verb.tag_ == "VBZ" and word.endswith("s") and word != _third_singular(lemma):
+        lemma = next((b for b in (word[:-1], word[:-2], word[:-3] + "y")
+                      if len(b) > 1 and word == _third_singular(b)), lemma)
+    if verb.text[:1].isupper() and verb.i > 0:
+        lemma = lemma[:1].upper() + lemma[1:]
+    return lemma
+
+
+_VOWELS = "aeiou"
+
+
+def _regular_past(base: str) -> set[str]:
+    """The regular past forms of ``base``: a one-syllable consonant-vowel-consonant verb doubles
+    its consonant (stop → stopped, fin → finned); longer ones may or may not (travelled/traveled)."""
+    if base.endswith("e"):
+        return {base + "d"}
+    if len(base) > 1 and base.endswith("y") and base[-2] not in _VOWELS:
+        return {base[:-1] + "ied"}
+    cvc = (len(base) >= 3 and base[-1] not in _VOWELS + "wxy" and base[-2] in _VOWELS
+           and base[-3] not in _VOWELS)
+    if cvc and _syllables(base) == 1:
+        return {base + base[-1] + "ed"}
+    return {base + "ed", base + base[-1] + "ed"} if cvc else {base + "ed"}
+
+
+def _third_singular(base: str) -> str:
+    if base.endswith(("s", "x", "z", "ch", "sh", "o")):
+        return base + "es"
+    if len(base) > 1 and base.endswith("y") and base[-2] not in _VOWELS:
+        return base[:-1] + "ies"
+    return base + "s"
+
+
+def _syllables(word: str) -> int:
+    groups, prev = 0, False
+    for ch in word:
+        vowel = ch in _VOWELS + "y"
+        groups += vowel and not prev
+        prev = vowel
+    return groups
+
+
+def _lowercase_first(token: Any) -> bool:
+    word = token.text
+    if token.tag_ in _PROPER_TAGS or word == "I" or not word[:1].isupper():
+        return False
+    return not (len(word) > 1 and word.isupper())  # an acronym keeps its capitals

