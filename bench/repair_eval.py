@@ -19,12 +19,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from runner.catalog import SUTS  # noqa: E402
+from runner.tasks.ner.catalog import SUTS  # noqa: E402
 from runner.engine import Engine  # noqa: E402
-from runner.repair.analyzer import ViolationAnalyzer  # noqa: E402
+from runner.tasks.ner.repair.analyzer import ViolationAnalyzer  # noqa: E402
 from runner.suite import load_suite  # noqa: E402
-from runner.types import (Edit, FollowUp, Outcome, Prediction, Replacement, Sentence,  # noqa: E402
-                          TestCase, Verdict, spans_from_json)
+from runner.tasks.ner.types import Prediction, spans_from_json  # noqa: E402
+from runner.types import Edit, FollowUp, Outcome, Replacement, TestCase, Verdict  # noqa: E402
 
 
 def _value(text: str):
