@@ -59,7 +59,7 @@ def _open_and_mark(browser, case_id, mark):
 
 
 def test_marks_exported_from_the_report_change_the_next_run(browser, tmp_path, monkeypatch):
-    from runner.sut.spacy_sut import SpacyNER
+    from runner.tasks.ner.sut.spacy_sut import SpacyNER
 
     monkeypatch.setattr(SpacyNER, "_predict_raw", scripted)
     (tmp_path / "corpus.txt").write_text("\n".join(CORPUS) + "\n", encoding="utf-8")
