@@ -55,6 +55,8 @@ def test_false_alarms_leave_the_rates_and_validity_is_reported(run, tmp_path):
     # the false alarm is out of fail and of the rate, everywhere
     assert adjusted["overall"]["fail"] == results["overall"]["fail"] - 1
     assert adjusted["overall"]["false_alarms"] == 1
+    [category] = fa["verdict"]["categories"]
+    assert adjusted["categories"][category] == results["categories"][category] - 1
     judged = adjusted["overall"]["pass"] + adjusted["overall"]["fail"]
     assert adjusted["overall"]["violation_rate"] == pytest.approx(adjusted["overall"]["fail"] / judged)
     key = (fa["transformation"], fa["relation"])

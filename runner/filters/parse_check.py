@@ -47,7 +47,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from runner.filters.base import Filter
-from runner.types import Edit, FollowUp, Span
+from runner.types import Edit, FollowUp
 
 CHECKS = ("tokens", "replaced", "verb_frames", "entity_slots", "question_front")
 # Which checks judge which transformation (a suite may override any key; "default" serves the
@@ -164,8 +164,8 @@ class ParseCheckFilter(Filter):
         for tok in sdoc:
             if tok.is_space or _inside(tok.idx, tok.idx + len(tok.text), changed):
                 continue
-            span = edit.map_span(Span(tok.idx, tok.idx + len(tok.text), ""))
-            ftok = f_at.get(span.start) if span is not None else None
+            image_range = edit.map_range(tok.idx, tok.idx + len(tok.text))
+            ftok = f_at.get(image_range[0]) if image_range is not None else None
             if ftok is None or len(ftok.text) != len(tok.text):
                 changed_tokens[tok.i] = [f"{tok.text!r} is no longer one token"]
                 continue

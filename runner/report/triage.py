@@ -164,6 +164,7 @@ class Triage:
         false_alarms: Counter[tuple[str, str]] = Counter()
         confirmed: Counter[tuple[str, str]] = Counter()
         seen: dict[int, str] = {}
+        fa_categories: Counter[str] = Counter()
         for case in cases:
             n = self.mark_of(case)
             if n is None:
@@ -173,7 +174,11 @@ class Triage:
             if outcome != "fail":
                 continue
             key = (case["transformation"], case["relation"])
-            (false_alarms if self.marks[n]["mark"] == "false_alarm" else confirmed)[key] += 1
+            if self.marks[n]["mark"] == "false_alarm":
+                false_alarms[key] += 1
+                fa_categories.update(case["verdict"].get("categories") or [])
+            else:
+                confirmed[key] += 1
         out = dict(results)
         out["summary"] = [_less(row, false_alarms[(row["transformation"], row["relation"])])
                           for row in results["summary"]]
@@ -183,6 +188,9 @@ class Triage:
         out["relations"] = {rel: _less(row, by_relation[rel])
                             for rel, row in results.get("relations", {}).items()}
         out["overall"] = _less(results["overall"], sum(false_alarms.values()))
+        if results.get("categories"):   # the error categories of the violations still counted
+            out["categories"] = {k: v - fa_categories.get(k, 0)
+                                 for k, v in results["categories"].items()}
         from runner.report.thresholds import evaluate_thresholds
 
         out["thresholds"] = evaluate_thresholds(results["suite"]["filled"]["report"]["fail_on"],
