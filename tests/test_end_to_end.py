@@ -102,6 +102,8 @@ def test_sample_report_shows_counts_and_a_violation(sample_run):
     html = (out / "report.html").read_text(encoding="utf-8")
     # self-contained: only the report's own inline scripts (the page reads with JavaScript off)
     assert re.findall(r"<script\b[^>]*>", html) == ['<script type="application/json" id="mtrun-index">',
+                                                    "<script>",
+                                                    '<script type="application/json" id="mtrun-triage">',
                                                     "<script>"]
     assert not re.search(r"(src|href)=\"https?://", html)  # no external assets
     for row in results["summary"]:
