@@ -283,8 +283,10 @@ class ParseCheckFilter(Filter):
                 reasons.append(f"entity_slots: {r.new!r} moved next to another determiner "
                                f"({_determiner(sdoc, *origin) or 'none'} → "
                                f"{_determiner(sdoc, r.start, r.end) or 'none'})")
-            if _quoted(source, r.start, r.end) != _quoted(source, *origin):
-                reasons.append(f"entity_slots: {r.new!r} moved {'into' if _quoted(source, r.start, r.end) else 'out of'} quotation marks")
+            quoted = _quoted(source, r.start, r.end)
+            if quoted != _quoted(source, *origin):
+                reasons.append(f"entity_slots: {r.new!r} moved "
+                               f"{'into' if quoted else 'out of'} quotation marks")
         return list(dict.fromkeys(reasons))
 
 

@@ -204,7 +204,8 @@ class Triage:
             entry = per_t[row["transformation"]]
             entry["violations"] = entry.get("violations", 0) + row["fail"]
         for entry in per_t.values():
-            entry["unmarked"] = entry.get("violations", 0) - entry["confirmed"] - entry["false_alarms"]
+            entry["unmarked"] = (entry.get("violations", 0) - entry["confirmed"]
+                                 - entry["false_alarms"])
             entry["validity"] = _validity(entry["confirmed"], entry["false_alarms"])
         c, fa = sum(confirmed.values()), sum(false_alarms.values())
         stale = [_brief(m) for n, m in enumerate(self.marks) if n not in seen]
