@@ -52,6 +52,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--ray-address", metavar="ADDR",
                      help="the Ray cluster to use: auto, ray://HEAD:10001 or HOST:PORT "
                           "(execution.engine ray; default: start a local Ray)")
+    run.add_argument("--triage", metavar="FILE",
+                     help="triage file exported from a report (overrides report.triage): "
+                          "violations marked false alarm leave the rates")
     run.add_argument("--dry-run", action="store_true",
                      help="print how many calls and characters the run would send, send none")
 
@@ -217,6 +220,15 @@ def _run(args: argparse.Namespace) -> int:
 
         apply_overrides(suite.config, workers=args.workers, address=args.ray_address)
 
+    triage = None
+    triage_path = args.triage or suite.config["report"].get("triage")
+    if triage_path:
+        from runner.report.triage import Triage, load_triage
+
+        # read before any model loads: a file that does not parse is an exit-4 error now
+        triage = Triage(load_triage(triage_path), triage_path)
+        suite.config["report"]["triage"] = str(Path(triage_path).resolve())
+
     if args.dry_run:
         from runner.plan import dry_run
 
@@ -270,7 +282,13 @@ def _run(args: argparse.Namespace) -> int:
 
     results = engine.results()
     formats = suite.config["report"]["formats"]
-    cases = out_dir / CASES_FILE
+    cases: Any = out_dir / CASES_FILE
+    if triage is not None:
+        from runner.report.writers import iter_cases
+
+        cases_path = cases
+        results = triage.adjust(results, iter_cases(cases_path))
+        cases = triage.wrap(lambda: iter_cases(cases_path))
     written = write_outputs(results, cases, out_dir, formats)
     if show:
         print(console_summary(results))

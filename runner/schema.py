@@ -142,6 +142,11 @@ def _task_schema(task: Any, names: list[str]) -> dict[str, Any]:
                             "description": "html: report.html · json: results.json · junit: "
                                            "junit.xml · markdown: summary.md (PR comments)."},
                 "max_violations_shown": {"type": "integer", "minimum": 0, "default": 2000},
+                "triage": {"type": ["string", "null"], "minLength": 1, "default": None,
+                           "description": "Triage file exported from a report (violations "
+                                          "marked confirmed / false alarm; relative to the "
+                                          "suite): false alarms leave the violation rates and "
+                                          "get their own section, validity is reported."},
                 "fail_on": _section({
                     "max_violation_rate": {"type": ["number", "null"], "minimum": 0,
                                            "maximum": 1, "default": None},

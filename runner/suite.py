@@ -470,6 +470,18 @@ def _cross_check(suite: Suite) -> None:
             usable_path(suite, value, at)
     task.cross_check(suite)
 
+    triage = cfg["report"].get("triage")
+    if triage:
+        path = (suite.path.parent / triage).resolve()
+        if not path.is_file():
+            raise suite.error(f"triage file not found: {path}", ("report", "triage"),
+                              hint="paths are relative to the suite file's folder; export the "
+                                   "file from a report's violation table")
+        from runner.report.triage import load_triage
+
+        load_triage(path)   # a file that does not parse is reported now, before any model loads
+        cfg["report"]["triage"] = str(path)
+
     fmt = cfg["corpus"]["format"]
     corpus = usable_path(suite, cfg["corpus"]["path"], ("corpus", "path"))
     if fmt == "auto":

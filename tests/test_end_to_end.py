@@ -43,14 +43,16 @@ def test_sample_run_writes_consistent_results(sample_run):
     # the similar-sentence transformations ran offline with both filters, and say so
     funnel = results["funnel"]
     assert set(funnel) == {"token_mlm", "phrase_np", "structural_question", "entity_shuffle"}
-    assert set(funnel["token_mlm"]["dropped_by"]) == {"semantic", "syntactic"}
-    assert set(funnel["entity_shuffle"]["dropped_by"]) == set()  # the suite filters replacements
+    assert set(funnel["token_mlm"]["dropped_by"]) == {"parse_check", "semantic", "syntactic"}
+    # the language-model filters judge replacements only; the parse check judges everything
+    assert set(funnel["entity_shuffle"]["dropped_by"]) == {"parse_check"}
+    assert set(funnel["structural_question"]["dropped_by"]) == {"parse_check"}
     for name, f in funnel.items():
         assert f["generated"] == sum(f["dropped_by"].values()) + f["over_limit"] + f["tested"]
         assert f["tested"] == rows[(name, "MR1" if name in ("token_mlm", "phrase_np") else "MR2")][
             "follow_ups"]
-    assert {m["role"] for m in results["components"]["models"]} == {"candidates", "encoder",
-                                                                    "scorer"}
+    assert {m["role"] for m in results["components"]["models"]} == {
+        "candidates", "encoder", "scorer", "parser", "verb frames"}
     for c in cases:
         if c["transformation"] in ("token_mlm", "phrase_np"):
             assert c["follow_up"]["meta"]["source"] == "wordnet"
@@ -100,6 +102,8 @@ def test_sample_report_shows_counts_and_a_violation(sample_run):
     html = (out / "report.html").read_text(encoding="utf-8")
     # self-contained: only the report's own inline scripts (the page reads with JavaScript off)
     assert re.findall(r"<script\b[^>]*>", html) == ['<script type="application/json" id="mtrun-index">',
+                                                    "<script>",
+                                                    '<script type="application/json" id="mtrun-triage">',
                                                     "<script>"]
     assert not re.search(r"(src|href)=\"https?://", html)  # no external assets
     for row in results["summary"]:

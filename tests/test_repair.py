@@ -435,3 +435,86 @@ def test_a_mutant_the_system_could_not_answer_has_no_vote(cased_tokenizer):
     r = Relabeler(MaskedLMCandidates(mlm, 10), encoder, flaky, Params()).relabel([Job(S5, 0, 8)])[Job(S5, 0, 8)]
     assert r.dropped["system_error"] == 1 and r.kept == 2
     assert r.shares() == {"ORGANIZATION": pytest.approx(0.5), "MISC": pytest.approx(0.5)}
+
+
+# -- offline candidate sources by name (similarity, contexts) and thin votes ----------------------
+
+class NameEncoder(ScriptedEncoder):
+    """Embeds a name alone as a fixed vector (by its first letter's group): names of one group are
+    close, of two groups far; ``span_similarity`` as ScriptedEncoder."""
+
+    GROUPS = {"people": "ABCDEFGH", "places": "PQRSTUVW"}
+
+    def embed_spans(self, spans):
+        import numpy as np
+
+        out = []
+        for text, a, b in spans:
+            first = text[a:b][:1].upper()
+            v = [1.0, 0.05] if first in self.GROUPS["people"] else [0.05, 1.0]
+            out.append(np.array(v + [0.01 * len(text[a:b])], dtype=np.float32))
+        return np.array(out)
+
+    name = "names"
+
+
+def _corpus(sut, src, sentences):
+    src.observe(sentences, sut.predict(sentences))
+
+
+def test_contexts_score_puts_the_entity_in_corpus_sentences_of_similar_names():
+    sentences = ["Abel spoke to reporters on Monday.", "Bruno thanked the voters.",
+                 "Clara arrived late.", "Paris hosted the summit.", "Quito is high."]
+    sut = ScriptedSUT({"Abel": "PERSON", "Bruno": "PERSON", "Clara": "PERSON",
+                       "Paris": "LOCATION", "Quito": "LOCATION", "Dora": "PERSON"})
+    src = CorpusEntityCandidates(None, top_k=5, score="contexts", encoder=NameEncoder())
+    _corpus(sut, src, sentences)
+    assert src.contexts["Abel"] == [(sentences[0], 0, 4)]
+    job = Job("Dora went to the market.", 0, 4)
+    [mutants] = src.mutants([job])
+    # Dora's name is close to the people's: she is put in their sentences, first
+    assert [m.text for m in mutants[:3]] == ["Dora spoke to reporters on Monday.",
+                                            "Dora thanked the voters.", "Dora arrived late."]
+    assert all(m.by == "Dora" and m.text[m.start:m.end] == "Dora" for m in mutants)
+    assert mutants[0].p > mutants[-1].p
+    # a resumed run gets the contexts back from what observe returned
+    again = CorpusEntityCandidates(None, top_k=5, score="contexts", encoder=NameEncoder())
+    sut.entities["Elsa"] = "PERSON"
+    added = src.observe(["Elsa won."], sut.predict(["Elsa won."]))
+    assert added == ["Elsa", ["Elsa", "Elsa won.", 0, 4]]
+    for item in added:
+        again.restore(item)
+    assert again.contexts == {"Elsa": [("Elsa won.", 0, 4)]} and again.pool["Elsa"] == 1
+
+
+def test_similarity_score_puts_similar_names_in_the_entity_place():
+    sut = ScriptedSUT({"Abel": "PERSON", "Bruno": "PERSON", "Paris": "LOCATION"})
+    src = CorpusEntityCandidates(None, top_k=2, score="similarity", encoder=NameEncoder())
+    _corpus(sut, src, ["Abel met Bruno in Paris."])
+    [mutants] = src.mutants([Job("Dora went home.", 0, 4)])
+    assert [m.by for m in mutants] == ["Abel", "Bruno"]
+    assert mutants[0].text == "Abel went home."
+    with pytest.raises(ValueError, match="needs an encoder"):
+        CorpusEntityCandidates(None, top_k=2, score="contexts")
+
+
+def test_thin_or_split_votes_abstain():
+    # "Dora" is labelled ORG where the system errs; in three corpus sentences of people it is a
+    # PERSON: with min_votes 3 the vote decides, with min_votes 4 it abstains.
+    sentences = ["Abel spoke.", "Bruno spoke.", "Clara spoke."]
+    sut = ScriptedSUT({"Abel": "PERSON", "Bruno": "PERSON", "Clara": "PERSON", "Dora": "PERSON"})
+    for min_votes, decided in ((3, True), (4, False)):
+        src = CorpusEntityCandidates(None, top_k=5, score="contexts", encoder=NameEncoder())
+        _corpus(sut, src, sentences)
+        params = Params(PThreshold=-10, SThreshold=0.0, min_votes=min_votes)
+        job = Job("Dora Inc. said so.", 0, 4)
+        r = Relabeler(src, ScriptedEncoder(default=0.9), sut, params).relabel([job])[job]
+        assert r.kept == 3 and r.decided is decided
+        assert (r.label == "PERSON") if decided else ("3 vote(s)" in r.abstained)
+        final, notes = repaired((Span(0, 4, "ORGANIZATION"),), [r])
+        assert final[0].label == ("PERSON" if decided else "ORGANIZATION")
+        assert ("abstained" in notes[0]) is not decided
+    # a narrow plurality abstains under min_share
+    r = Relabel(Job("x", 0, 1), label="PERSON", p_score=4.0,
+                scores={"PERSON": 4.0, "LOCATION": 3.0, "NULL": 3.0}, kept=5)
+    assert r.shares()["PERSON"] == pytest.approx(0.4)

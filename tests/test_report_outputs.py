@@ -134,7 +134,8 @@ def test_html_report_is_self_contained_and_escaped(run_dir):
     html = (run_dir / "report.html").read_text(encoding="utf-8")
     assert not re.search(r"<script[^>]*\ssrc=", html, re.I)
     assert not re.search(r"(src|href)=\"https?://", html)
-    assert len(re.findall(r"<script\b", html)) == 2  # the index (JSON) and the inline script
+    # the index (JSON) and the inline script; the triage rows (JSON) and their script
+    assert len(re.findall(r"<script\b", html)) == 4
     assert "<script>alert" not in html
     assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; &amp; " in html
     # the first screen: verdict, rates against thresholds, charts

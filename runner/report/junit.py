@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from runner.report.display import visible_text
+from runner.report.triage import is_false_alarm
 from runner.report.writers import CaseSource, cases_of
 
 EXAMPLES_PER_CASE = 5
@@ -63,7 +64,7 @@ def build_junit(results: dict[str, Any], cases: CaseSource) -> ET.Element:
     task = task_of_results(results)
     examples: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for case in cases_of(cases):
-        if case["verdict"]["outcome"] == "fail":
+        if case["verdict"]["outcome"] == "fail" and not is_false_alarm(case):
             bucket = examples.setdefault((case["transformation"], case["relation"]), [])
             if len(bucket) < EXAMPLES_PER_CASE:
                 bucket.append(case)

@@ -16,6 +16,7 @@ from typing import Any
 
 from runner.report.display import marker, runs
 from runner.report.junit import row_limit
+from runner.report.triage import is_false_alarm
 from runner.report.writers import CaseSource, cases_of
 
 EXAMPLES = 5
@@ -88,7 +89,7 @@ def render_markdown(results: dict[str, Any], cases: CaseSource,
                          f"{'✅ pass' if c['passed'] else '❌ fail'} |")
     examples = []
     for case in cases_of(cases):
-        if case["verdict"]["outcome"] == "fail":
+        if case["verdict"]["outcome"] == "fail" and not is_false_alarm(case):
             examples.append(case)
             if len(examples) >= EXAMPLES:
                 break

@@ -8,6 +8,8 @@ from typing import Any, Callable, Iterable, Iterator, Union
 
 from markupsafe import Markup
 
+from runner.report.triage import is_false_alarm
+
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent.parent / "templates"
 
 # Where a writer reads the cases from: cases.jsonl, a function returning them, or a list.
@@ -191,12 +193,16 @@ def write_html(results: dict[str, Any], cases: "CaseSource", out_path: Path) -> 
     env = _environment()
     limit = results["suite"]["filled"]["report"]["max_violations_shown"]
     violations, n_violations, labels, categories = [], 0, set(), set()
-    errors = []
+    errors, false_alarms = [], []
     for case in cases_of(cases):
         if case["verdict"]["outcome"] == "error" and len(errors) < limit:
             errors.append({"id": case["id"], "reason": case["verdict"].get("reason", ""),
                            "text": case["follow_up"]["text"]})
         if case["verdict"]["outcome"] != "fail":
+            continue
+        if is_false_alarm(case):   # marked in triage: listed apart, out of every rate
+            if len(false_alarms) < limit:
+                false_alarms.append(task.case_view(case))
             continue
         n_violations += 1
         if len(violations) < limit:
@@ -215,7 +221,13 @@ def write_html(results: dict[str, Any], cases: "CaseSource", out_path: Path) -> 
                   len(v["differences"])] for v in violations],
         "overall": results["overall"], "thresholds": results["thresholds"],
     }
+    # What the triage controls need per case (mark, the texts a mark is matched by): the shown
+    # violations, then the false alarms, in page order.
+    triage_rows = [[v["id"], v["transformation"], v["relation"], v["source_text"],
+                    v["follow_up_text"], (v.get("triage") or {}).get("mark", "")]
+                   for v in violations + false_alarms]
     html = env.get_template("report.html.j2").render(
+        false_alarms=false_alarms, triage_rows=triage_rows,
         r=results, violations=violations, n_violations=n_violations, shown_limit=limit,
         labels=sorted(labels), checks=relation_checks(results), charts=charts(results, task),
         task=task,
@@ -255,6 +267,7 @@ def console_summary(results: dict[str, Any]) -> str:
     from runner.tasks import task_of_results
 
     from runner.report.display import visible_text
+    from runner.report.triage import console_lines as triage_lines
 
-    return visible_text("\n".join([*lines, *task_of_results(results).console_lines(results)]),
-                        keep="\n")
+    return visible_text("\n".join([*lines, *task_of_results(results).console_lines(results),
+                                   *triage_lines(results)]), keep="\n")

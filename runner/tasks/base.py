@@ -269,7 +269,7 @@ class Task:
                 "source_text": case["source"]["text"],
                 "follow_up_text": case["follow_up"]["text"],
                 "meta": case["follow_up"].get("meta", {}), "repair": case.get("repair"),
-                "gold": case.get("gold"),
+                "gold": case.get("gold"), "triage": case.get("triage"),
                 # the texts with the edit marked, and the predictions, for the default template
                 "source_parts": segments(src["text"], [], src_changed)[0]["parts"]
                 if src["text"] else [],

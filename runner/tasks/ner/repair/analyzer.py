@@ -84,16 +84,22 @@ class ViolationAnalyzer:
         from runner.models import get_encoder, get_masked_lm
 
         device = cfg["device"]
-        log(f"loading repair models: masked LM {rc['masked_lm']}, encoder {rc['encoder']}")
-        mlm = get_masked_lm(rc["masked_lm"], device=device)
+        by_name = rc["candidates"] == "corpus" and rc["corpus_score"] in ("similarity", "contexts")
+        log(f"loading repair models: {'' if by_name else 'masked LM ' + rc['masked_lm'] + ', '}"
+            f"encoder {rc['encoder']}")
+        # The name-similarity score needs no masked LM: none is loaded.
+        mlm = None if by_name else get_masked_lm(rc["masked_lm"], device=device)
         encoder = get_encoder(rc["encoder"], device=device)
         if rc["candidates"] == "corpus":
-            source: Any = CorpusEntityCandidates(mlm, rc["top_k"])
+            source: Any = CorpusEntityCandidates(mlm, rc["top_k"], score=rc["corpus_score"],
+                                                 encoder=encoder)
         else:
             source = MaskedLMCandidates(mlm, rc["top_k"])
-        backend = f"{rc['candidates']}:{rc['masked_lm']}"
-        params = {k: rc[k] for k in ("candidates", "masked_lm", "encoder", "top_k", "PThreshold",
-                                     "SThreshold", "k", "alpha", "lambda")}
+        backend = (f"corpus:{rc['corpus_score']}:{rc['encoder']}" if by_name
+                   else f"{rc['candidates']}:{rc['masked_lm']}")
+        params = {k: rc[k] for k in ("candidates", "corpus_score", "masked_lm", "encoder",
+                                     "top_k", "PThreshold", "SThreshold", "k", "alpha", "lambda",
+                                     "min_votes", "min_share")}
         return cls(Relabeler(source, encoder, sut, Params.from_config(rc)), backend, params)
 
     # -- per batch -------------------------------------------------------------------------
@@ -128,7 +134,7 @@ class ViolationAnalyzer:
                 last = mark["analysis"]
                 if isinstance(src, CorpusEntityCandidates):
                     for e in last.get("pool_added", []):
-                        src.pool[e] += 1
+                        src.restore(e)
         self.done = Stats.from_state(last["stats"]) if last else Stats()
         self.pending = Stats()
 

@@ -1,0 +1,93 @@
+"""Repair (TIN §3.5) measured against gold labels on the violations of a finished run, without
+running the transformations and filters again.
+
+Usage: python bench/repair_eval.py SUITE.yaml RUN_DIR [repair.KEY=VALUE ...]
+
+Reads RUN_DIR/cases.jsonl (a run of SUITE on a gold-labelled corpus), rebuilds its violations,
+and repairs them as the engine does — the corpus read batch by batch (``limits.batch_size``),
+the candidate pool growing as sources are read — with the suite's ``repair`` section, changed by
+the KEY=VALUE overrides (e.g. ``repair.candidates=corpus repair.PThreshold=1.0``). Prints
+TT/TF/FT/FF, Err2Cor, Cor2Err and ErrorReduce (TIN Table 6), and per suspicious entity what
+changed when ``-v`` is given.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from runner.tasks.ner.catalog import SUTS  # noqa: E402
+from runner.engine import Engine  # noqa: E402
+from runner.tasks.ner.repair.analyzer import ViolationAnalyzer  # noqa: E402
+from runner.suite import load_suite  # noqa: E402
+from runner.tasks.ner.types import Prediction, spans_from_json  # noqa: E402
+from runner.types import Edit, FollowUp, Outcome, Replacement, TestCase, Verdict  # noqa: E402
+
+
+def _value(text: str):
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def main(argv: list[str]) -> None:
+    verbose = "-v" in argv
+    argv = [a for a in argv if a != "-v"]
+    suite = load_suite(argv[0])
+    run_dir = Path(argv[1])
+    cfg = suite.config
+    for item in argv[2:]:
+        key, _, value = item.partition("=")
+        section, _, name = key.partition(".")
+        cfg[section][name] = _value(value)
+    cfg["repair"]["enabled"] = True
+    sut_cfg = dict(cfg["sut"])
+    sut = SUTS.get(sut_cfg.pop("type")).factory(**sut_cfg)
+    analyzer = ViolationAnalyzer.from_config(cfg, sut, print)
+    engine = Engine(suite, run_dir / "_unused")
+    sources = list(engine.corpus())
+    by_source: dict[str, list[dict]] = defaultdict(list)
+    with (run_dir / "cases.jsonl").open(encoding="utf-8") as handle:
+        for line in handle:
+            case = json.loads(line)
+            if case["verdict"]["outcome"] == "fail":
+                by_source[case["source_id"]].append(case)
+    n = cfg["limits"]["batch_size"]
+    for k in range(0, len(sources), n):
+        batch = sources[k:k + n]
+        analyzer.observe(batch, sut.predict([s.text for s in batch]))
+        cases = []
+        for s in batch:
+            for c in by_source.get(s.id, []):
+                edit = Edit(s.text, tuple(Replacement(r["start"], r["end"], r["new"])
+                                          for r in c["follow_up"]["edit"]))
+                follow_up = FollowUp(edit.target, edit, c["transformation"], c["follow_up"]["meta"])
+                cases.append(TestCase(
+                    c["id"], s, follow_up, c["relation"],
+                    Prediction(spans_from_json(c["source"]["entities"])),
+                    Prediction(spans_from_json(c["follow_up"]["entities"])),
+                    spans_from_json(c["follow_up"].get("expected", [])),
+                    Verdict(Outcome.FAIL, c["verdict"].get("reason", ""))))
+        for c in analyzer.process(cases):
+            if verbose and c.gold and c.gold.get("repair_outcomes"):
+                for side in ("source", "follow_up"):
+                    for e in c.repair[side]["entities"]:
+                        print(f"  {c.gold['repair_outcomes']} {side}: {e['text']!r} "
+                              f"{e['before']} → {e['after']} scores {e['scores']} "
+                              f"kept {e['candidates']['kept']}/{e['candidates']['proposed']} dropped {e['candidates']['dropped']}")
+        analyzer.checkpoint()
+    rep = analyzer.results()["repair"]
+    g = rep["gold"]
+    print(json.dumps({k: rep[k] for k in ("backend", "repairs", "suspicious_entities",
+                                          "entities_relabelled", "mutants_queried")}))
+    print(f"violations {g['violations']}, precision of testing {g['precision']}")
+    print(f"TT {g['TT']} TF {g['TF']} FT {g['FT']} FF {g['FF']} | Err2Cor {g['Err2Cor']} "
+          f"Cor2Err {g['Cor2Err']} ErrorReduce {g['ErrorReduce']}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,139 @@
+"""The `parse_check` filter on hand-made follow-ups, parsed by the embedded spaCy pipeline."""
+import pytest
+
+from runner.filters.parse_check import (DEFAULT_CHECKS, FRAME_GROUPS, ParseCheckFilter,
+                                        complement_patterns, implausible_name)
+from runner.types import Edit, FollowUp, Replacement
+
+pytestmark = pytest.mark.slow  # loads the spaCy pipeline and WordNet
+
+
+@pytest.fixture(scope="module")
+def check():
+    return ParseCheckFilter()
+
+
+def _follow_up(source, transformation, *replacements):
+    edit = Edit(source, tuple(Replacement(a, b, new) for a, b, new in replacements))
+    return FollowUp(edit.target, edit, transformation, {})
+
+
+def _word(source, transformation, old, new, nth=0):
+    start = -1
+    for _ in range(nth + 1):
+        start = source.index(old, start + 1)
+    return _follow_up(source, transformation, (start, start + len(old), new))
+
+
+def _swap(source, a, b):
+    i, j = source.index(a), source.index(b)
+    return _follow_up(source, "entity_shuffle", (i, i + len(a), b), (j, j + len(b), a))
+
+
+def _judge(check, follow_up):
+    [score] = check.scores([(follow_up.edit.source, follow_up)])
+    return check.keep(score, follow_up.transformation), follow_up.meta.get("parse_check", [])
+
+
+SAID = "Many experts say that software to detect fraud in the banks will be needed to protect savers."
+NEEDED = ("Many scientists say that technology to remove carbon from the air will be needed to meet "
+          "the targets.")
+
+
+def test_a_synonym_that_keeps_the_parse_is_kept(check):
+    kept, reasons = _judge(check, _word(NEEDED, "token_mlm", "needed", "required"))
+    assert kept, reasons
+
+
+def test_a_verb_that_changes_how_the_sentence_reads_is_dropped(check):
+    # "tell that software …" reads "that software" as an object: the clause is gone
+    kept, reasons = _judge(check, _word(SAID, "token_mlm", "say", "tell"))
+    assert not kept
+    assert any(r.startswith("tokens:") for r in reasons), reasons
+
+
+def test_verb_frames_need_the_complement_the_original_uses(check):
+    source = "The children started crying after the storm."
+    kept, reasons = _judge(check, _word(source, "token_mlm", "started", "went"))
+    assert not kept
+    assert any("verb_frames" in r and "ing complement" in r for r in reasons), reasons
+    assert check.frames("start") & FRAME_GROUPS["ing"]
+    assert not check.frames("go") & FRAME_GROUPS["ing"]
+    assert check.frames("no-such-verb-xyz") is None
+
+
+def test_complement_patterns_read_off_the_parse(check):
+    [doc] = list(check.nlp.pipe(["She said that the plan had failed."]))
+    said = [t for t in doc if t.text == "said"][0]
+    assert complement_patterns(said) == ["clause"]
+    [doc] = list(check.nlp.pipe(["The bridge was built by engineers."]))
+    built = [t for t in doc if t.text == "built"][0]
+    assert "object" in complement_patterns(built)
+
+
+def test_a_shuffle_between_argument_slots_is_kept(check):
+    source = "The decision belongs to the council, and it would be wrong for the ministry to act alone."
+    kept, reasons = _judge(check, _swap(source, "council", "ministry"))
+    assert kept, reasons
+
+
+def test_a_shuffle_from_a_modifier_slot_to_an_argument_is_dropped(check):
+    # "Twitter" typed as a person and swapped with one: "a Obama account …, Twitter joked"
+    source = "If you cannot run a Twitter account, you cannot run a country, Obama joked."
+    kept, reasons = _judge(check, _swap(source, "Twitter", "Obama"))
+    assert not kept
+    assert any("entity_slots" in r and "modifier" in r for r in reasons), reasons
+
+
+def test_a_shuffle_next_to_another_article_is_dropped(check):
+    source = "The talks on the handover of Macau from the UK ended in Lisbon."
+    kept, reasons = _judge(check, _swap(source, "Macau", "UK"))
+    assert not kept
+    assert any("determiner" in r for r in reasons), reasons
+
+
+def test_a_shuffle_into_quotation_marks_is_dropped(check):
+    source = 'Her best-known song is "Harmony" by Lindqvist.'
+    kept, reasons = _judge(check, _swap(source, "Harmony", "Lindqvist"))
+    assert not kept
+    assert any("quotation" in r for r in reasons), reasons
+
+
+def test_an_entity_the_system_spanned_wrongly_is_not_shuffled(check):
+    [doc] = list(check.nlp.pipe(["Workers in Norilsk depend on the nickel plant."]))
+    text = doc.text
+    assert implausible_name(doc, text.index("Norilsk"), text.index("Norilsk") + 7) == ""
+    # "Norilsk depend": a name and a verb, not one phrase
+    assert implausible_name(doc, text.index("Norilsk"), text.index(" on"))
+    assert "word boundaries" in implausible_name(doc, text.index("orilsk"), text.index(" depend"))
+
+
+def test_questions_keep_their_auxiliary_in_front(check):
+    ok = _follow_up("He cried.", "structural_question", (0, 0, "Did "), (0, 2, "he"),
+                    (3, 8, "cry"), (8, 9, "?"))
+    assert ok.text == "Did he cry?"
+    assert _judge(check, ok)[0]
+    source = "But the minister rejected the plan."
+    ok = _follow_up(source, "structural_question", (4, 4, "did "), (17, 25, "reject"),
+                    (34, 35, "?"))
+    assert ok.text == "But did the minister reject the plan?"
+    assert _judge(check, ok)[0]
+    source = "Today, the minister may be a lonely man."
+    bad = _follow_up(source, "structural_question", (7, 7, "may "), (20, 24, ""),
+                     (len(source) - 1, len(source), "?"))
+    assert bad.text == "Today, may the minister be a lonely man?"
+    kept, reasons = _judge(check, bad)
+    assert not kept and reasons[0].startswith("question_front")
+
+
+def test_checks_per_transformation_and_bad_names():
+    assert DEFAULT_CHECKS["structural_question"] == ("question_front",)
+    f = ParseCheckFilter(checks={"entity_shuffle": ["entity_slots"]}, nlp=_NoParser())
+    assert f.checks_for("entity_shuffle") == {"entity_slots"}
+    assert f.checks_for("something_else") == set(DEFAULT_CHECKS["default"])
+    with pytest.raises(ValueError, match="unknown check"):
+        ParseCheckFilter(checks={"default": ["spelling"]}, nlp=_NoParser())
+
+
+class _NoParser:
+    pipe_names: list = []
