@@ -11,8 +11,9 @@ generators; a batch is the same sources whoever runs it), so workers run them in
 candidate pool of repair grows with the entities of every source seen so far, batch k's own
 included. The driver owns that state: it takes each batch's source predictions, grows the pool in
 corpus order whatever order the workers answer in, and sends batch k's analysis
-(:meth:`BatchWorker.finish`) the pool as it stood after batch k (the pool only grows, so that is its
-first ``n_k`` entries). Batch k therefore sees exactly the pool the local engine would give it.
+(:meth:`BatchWorker.finish`) the pool as it stood after batch k (its entity counts and, for the
+``contexts`` score, the sentences each entity was seen in). Batch k therefore sees exactly the pool
+the local engine would give it.
 
 Failures. A worker that dies (its process or node lost, ``ray.kill``) takes its unfinished
 batches with it; they are run again on a new worker. Nothing is recorded before its batch's
@@ -205,7 +206,9 @@ class RayEngine(Engine):
             self.analyzer = a["cls"]()
             return
         if a["corpus_pool"]:
-            source: Any = a["source_cls"](_Model(a["masked_lm"]), a["top_k"], a["max_pool"])
+            source: Any = a["source_cls"](
+                _Model(a["masked_lm"]) if a["masked_lm"] else None, a["top_k"], a["max_pool"],
+                score=a["score"], encoder=_Model(a["encoder"]) if a["encoder"] else None)
             self._pool = source
         else:
             source = SimpleNamespace(describe=lambda: a["source"])
@@ -240,7 +243,8 @@ class RayEngine(Engine):
         owner: dict[int, int] = {}              # batch → worker slot
         refs: dict[Any, tuple[str, int, int]] = {}   # in flight: (step, batch, slot)
         judged: set[int] = set()
-        pool_len: dict[int, int] = {}           # pool size once batch k is observed
+        # the pool (entity counts, contexts) once batch k is observed: what its finish step gets
+        pool_state: dict[int, tuple[dict[str, int], dict[str, list]] | None] = {}
         preds: dict[int, list[Any]] = {}        # source predictions not yet in the pool
         added: dict[int, list[str]] = {}        # entities batch k added to the pool
         observed = -1                           # batches 0..observed are in the pool
@@ -262,8 +266,7 @@ class RayEngine(Engine):
 
         def submit_finish(k: int) -> None:
             slot = owner[k]
-            snapshot = list(pool.pool)[:pool_len[k]] if pool is not None else None
-            refs[self.workers[slot].finish.remote(k, snapshot)] = ("finish", k, slot)
+            refs[self.workers[slot].finish.remote(k, pool_state[k])] = ("finish", k, slot)
 
         def lost(slot: int) -> None:
             """A worker died: its batches go to a new worker."""
@@ -311,6 +314,7 @@ class RayEngine(Engine):
                     self.sut.add(delta)
                 batch = batch_of.pop(k)
                 owner.pop(k)
+                pool_state.pop(k, None)
                 next_record += 1
                 yield batch, (cases, counts, per_t)
                 self._rate.append((time.time(), self.sources_done))
@@ -342,7 +346,9 @@ class RayEngine(Engine):
                     self.analyzer.observe(batch_of[j], preds.pop(j))
                     if hasattr(self.analyzer, "_pool_added"):
                         added[j], self.analyzer._pool_added = self.analyzer._pool_added, []
-                    pool_len[j] = len(pool.pool) if pool is not None else 0
+                    pool_state[j] = None if pool is None else (
+                        dict(pool.pool),
+                        {e: list(seen) for e, seen in getattr(pool, "contexts", {}).items()})
                     observed = j
                 for j in sorted(j for j in judged if j <= observed):
                     submit_finish(j)

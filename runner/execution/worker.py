@@ -252,8 +252,11 @@ class BatchWorker:
             analysis.update(backend=an.backend, params=an.params, source=src.describe(),
                             corpus_pool=_corpus_source(src) is not None)
             if analysis["corpus_pool"]:
-                analysis.update(source_cls=type(src), masked_lm=src.mlm.name, top_k=src.top_k,
-                                max_pool=src.max_pool)
+                encoder = getattr(src, "encoder", None)
+                analysis.update(source_cls=type(src), top_k=src.top_k, max_pool=src.max_pool,
+                                masked_lm=getattr(src.mlm, "name", None),
+                                score=getattr(src, "score", "masked_lm"),
+                                encoder=getattr(encoder, "name", None))
         return {
             "device": e.device,
             "sut": e.sut.describe(),
@@ -275,9 +278,10 @@ class BatchWorker:
         self.judged[k] = (batch, cases, counts, per_t, self.engine._batch_funnel)
         return k, predictions, stats_delta(self.engine.sut.stats(), before)
 
-    def finish(self, k: int, pool: list[str] | None) -> tuple:
-        """Violation analysis of batch ``k`` with the candidate pool ``pool`` (the entities of
-        batches 0..k in the order they entered it). Returns everything the driver records."""
+    def finish(self, k: int, pool: tuple[dict[str, int], dict[str, list]] | None) -> tuple:
+        """Violation analysis of batch ``k`` with the candidate pool ``pool`` as the local engine
+        holds it after observing batches 0..k: (entity → count, in the order the entities entered
+        it; entity → the contexts it was seen in). Returns everything the driver records."""
         e = self.engine
         batch, cases, counts, per_t, funnel = self.judged.pop(k)
         before = e.sut.stats()
@@ -285,7 +289,10 @@ class BatchWorker:
         relabeler = getattr(an, "relabeler", None)
         src = _corpus_source(relabeler.source) if relabeler is not None else None
         if src is not None:
-            src.pool = Counter(dict.fromkeys(pool or (), 1))
+            entity_counts, contexts = pool or ({}, {})
+            src.pool = Counter(entity_counts)
+            if hasattr(src, "contexts"):
+                src.contexts = {e: [tuple(c) for c in seen] for e, seen in contexts.items()}
         pending = getattr(an, "pending", None)
         if pending is not None:
             an.pending = pending = type(pending)()      # this batch's counts only

@@ -106,10 +106,24 @@ def changed_ranges(case: dict[str, Any]) -> tuple[list[tuple[int, int]], list[tu
 def script_json(data: Any) -> str:
     """JSON that is safe inside ``<script type="application/json">``: no character of it can end
     the element or start markup (``<``, ``>``, ``&`` escaped) and no line separator breaks a
-    script that evaluates it (U+2028, U+2029 escaped). ``JSON.parse`` gives back the same data."""
+    script that evaluates it (U+2028, U+2029 escaped). Invisible and bidirectional control
+    characters are escaped too, so none of them stands raw in the page's source (they reach the
+    page only through the display rule). ``JSON.parse`` gives back the same data."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
-    return (text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+    text = (text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else _json_escape(ch) for ch in text)
+
+
+def _json_escape(ch: str) -> str:
+    """``\\uXXXX`` (a surrogate pair beyond the Basic Multilingual Plane), as JSON reads it."""
+    code = ord(ch)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def _environment():
