@@ -1,0 +1,1 @@
+"""Task packages: everything specific to one kind of system under test."""
