@@ -30,7 +30,7 @@ from typing import Any, Sequence
 
 from runner.tasks.coref.constituency import PhraseTree
 from runner.tasks.coref.types import CorefPrediction, Mention
-from runner.types import FollowUp, Replacement
+from runner.types import Edit, FollowUp, Replacement
 
 TRANSFORMATION = "crest"
 CONTENT_POS = ("NOUN", "VERB", "ADJ", "ADV")
@@ -43,7 +43,7 @@ def cr_related_tokens(doc: Any, mentions: Sequence[Mention]) -> set[int]:
     from runner.tasks.coref.ud import convert
 
     ud = convert(doc)
-    by_char = {t.start: t.i for t in doc}
+    by_char = {t.idx: t.i for t in doc}
     spacy_index = [by_char[u.start] for u in ud]
     # UD heads are ids within a sentence; turn them into indices of ``ud``.
     first_of_sentence: dict[int, int] = {}
@@ -204,9 +204,11 @@ class Crest:
             # Parse only as many as may be needed, a batch at a time.
             chunk = [candidates[k] for k in order[pos:pos + self.check_batch]]
             pos += len(chunk)
-            fus = [FollowUp.from_replacements(text, [Replacement(c.start, c.end, c.new)],
-                                              TRANSFORMATION, source=c.source, token=c.original,
-                                              replacement=c.new) for c in chunk]
+            fus = []
+            for c in chunk:
+                edit = Edit(text, (Replacement(c.start, c.end, c.new),))
+                fus.append(FollowUp(edit.target, edit, TRANSFORMATION,
+                                    {"source": c.source, "token": c.original, "replacement": c.new}))
             docs = self.parse([f.text for f in fus])
             trees = self.constituency.trees([f.text for f in fus], docs)
             for c, fu, fu_tree in zip(chunk, fus, trees):
