@@ -116,7 +116,7 @@ def test_replacement_that_changes_the_constituent_label_is_dropped(parser):
     result = crest.generate(SRC, PRED, random.Random(0))
     assert [f.text for f in result.follow_ups] == [SRC.replace("ate", "devoured")]
     assert result.counts["candidates"] == 2 and result.counts["constituent_kept"] == 1
-    assert result.follow_ups[0].meta["constituent"] == "VBD/S"
+    assert result.follow_ups[0].meta["constituent"] == "VBD/VP"
 
 
 def test_tokens_related_to_mentions_get_no_candidate(parser):

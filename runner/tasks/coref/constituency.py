@@ -8,14 +8,18 @@ Two parsers give the same :class:`PhraseTree` (nodes over character ranges):
   parser; theirs was CoreNLP's).
 - ``dependency`` (offline default): a phrase structure read off spaCy's dependency parse. Every
   token that heads dependents — and every noun, proper noun, pronoun and verb, which project a
-  phrase even alone, as in Penn trees — makes one phrase covering its subtree; the phrases nest
-  as the dependencies do, and each token is a preterminal labelled with its Penn tag under the
-  phrase of its head. A phrase is labelled from its head's part of speech: NOUN/PROPN/PRON (and a
-  NUM or DET used as an argument) → NP; a verb or auxiliary → SBAR when it has a subordinating
-  ``mark``, S when it has a subject or is the root, VP otherwise; ADJ → ADJP; ADV → ADVP; ADP →
-  PP; SCONJ → SBAR; INTJ → INTJ; anything else → FRAG. Unlike a Penn tree there is one level per
-  head (no separate VP under S, no NP inside NP), so depths are smaller than the paper's; the
-  checks compare a follow-up with its source under the same parser, so only changes matter.
+  phrase even alone, as in Penn trees (not a bare compound modifier or a possessive determiner
+  like "its") — makes a phrase covering its subtree; phrases nest as the dependencies do, and
+  each token is a preterminal labelled with its Penn tag. A phrase is labelled from its head's
+  part of speech: NOUN/PROPN/PRON (and a NUM or DET used as an argument) → NP; a verb or
+  auxiliary → S when it has a subject or is the root, VP otherwise, inside an SBAR when it has a
+  subordinating ``mark``; ADJ → ADJP; ADV → ADVP; ADP → PP; SCONJ → SBAR; INTJ → INTJ; else FRAG.
+  Two Penn levels are rebuilt so that attachment changes show in depths: a clause with a subject
+  is ``(S subject (VP verb ...))`` (what precedes the subject stays under S, and so does the
+  final punctuation), and a noun phrase with post-modifiers is ``(NP (NP det adj noun) (PP ...))``
+  — "nabbed [a man] near the station" vs "nabbed [a man near the station]" then puts "a man" at
+  different depths, as a constituency parser would. The checks compare a follow-up with its
+  source under the same parser, so only changes matter.
 
 Depth (CREST §3.2) counts nodes from the sentence's root to the node, both included: a one-token
 mention's depth is its preterminal's, a longer mention's is that of the smallest phrase covering
@@ -132,10 +136,18 @@ def phrase_label(tok: Any) -> str:
 
 
 def _projects(tok: Any) -> bool:
+    if tok.dep_ == "poss" and tok.pos_ == "PRON":     # "its", "her": a determiner-like PRP$
+        return False
     if any(not c.is_space for c in tok.children):
         return True
+    if tok.dep_ == "compound":                         # "the [clean] lake": a bare modifier
+        return False
     return tok.pos_ in ("NOUN", "PROPN", "PRON", "VERB") or \
         (tok.pos_ in ("NUM", "DET") and tok.dep_ in _NP_ARGS)
+
+
+def _span_node(label: str, children: list[Node]) -> Node:
+    return Node(label, min(c.start for c in children), max(c.end for c in children), children)
 
 
 def tree_from_dependencies(doc: Any) -> PhraseTree:
@@ -144,11 +156,39 @@ def tree_from_dependencies(doc: Any) -> PhraseTree:
         leaf = Node(tok.tag_ or tok.pos_ or "X", tok.idx, tok.idx + len(tok.text), leaf=tok.i)
         if not _projects(tok):
             return leaf
-        members = sorted([c for c in tok.children if not c.is_space] + [tok], key=lambda t: t.i)
-        children = [leaf if t.i == tok.i else build(t) for t in members]
-        start = min(c.start for c in children)
-        end = max(c.end for c in children)
-        return Node(phrase_label(tok), start, end, children)
+        deps = sorted((c for c in tok.children if not c.is_space), key=lambda t: t.i)
+        label = phrase_label(tok)
+        if label == "NP":
+            # Penn nests a noun phrase with post-modifiers: (NP (NP the man) (PP near the station))
+            left = [build(c) for c in deps if c.i < tok.i]
+            right = [c for c in deps if c.i > tok.i and c.dep_ != "punct"]
+            core = _span_node("NP", left + [leaf])
+            if not right:
+                return core if len(core.children) > 1 or left else _span_node("NP", [leaf])
+            trailing = [build(c) for c in deps if c.i > tok.i]
+            return _span_node("NP", [core] + trailing)
+        if label in ("S", "SBAR"):
+            # A clause: (SBAR mark (S subject (VP verb ...))), final punctuation under S
+            subjects = [c for c in deps if c.dep_ in _SUBJECTS]
+            marks = [c for c in deps if c.dep_ == "mark" and c.i < tok.i]
+            if subjects:
+                last_subj = max(c.i for c in subjects)
+                final = [c for c in deps if c.dep_ == "punct" and c.i == tok.right_edge.i]
+                pre = [c for c in deps if c.i <= last_subj and c not in marks]
+                vp = [c for c in deps if c.i > last_subj and c not in marks and c not in final]
+                members = [build(c) for c in pre]
+                members.append(_span_node("VP", sorted([leaf] + [build(c) for c in vp],
+                                                       key=lambda n: n.start)))
+                members += [build(c) for c in final]
+                clause = _span_node("S", members)
+            else:
+                clause = _span_node("S" if tok.dep_ == "ROOT" else "VP",
+                                    sorted([leaf] + [build(c) for c in deps if c not in marks],
+                                           key=lambda n: n.start))
+            if marks:
+                return _span_node("SBAR", [build(c) for c in marks] + [clause])
+            return clause
+        return _span_node(label, sorted([leaf] + [build(c) for c in deps], key=lambda n: n.start))
 
     roots = [build(sent.root) for sent in doc.sents if not sent.root.is_space]
     return PhraseTree.build(roots, "dependency")
