@@ -244,3 +244,45 @@ def test_parse_xrenner_conll_brackets():
     assert sorted(clusters) == [[(0, 0), (2, 2), (6, 6)], [(2, 3), (5, 5)], [(7, 7)]]
     with pytest.raises(ValueError, match="tokens"):
         parse_xrenner_conll(out, 9)
+
+
+# -- systems that cannot load here fail with the clear exit-4 error -----------------------------
+def test_missing_xrenner_package_names_the_install_command(monkeypatch):
+    import sys
+
+    from runner.errors import ModelNotAvailable
+    from runner.tasks.coref.systems import XrennerCoref
+
+    monkeypatch.setitem(sys.modules, "xrenner", None)
+    with pytest.raises(ModelNotAvailable, match="pip install --no-deps xrenner==2.2.1.1"):
+        XrennerCoref()
+
+
+def test_neural_models_missing_offline_say_how_to_provide_them(monkeypatch, tmp_path):
+    from runner.errors import ModelNotAvailable
+    from runner.tasks.coref.systems import _local_model
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(ModelNotAvailable, match="(?s)HF_HUB_OFFLINE is set.*To use it, download"):
+        _local_model("biu-nlp/f-coref", "fastcoref", "download it")
+    with pytest.raises(ModelNotAvailable, match="not a local folder with a config.json"):
+        _local_model(str(tmp_path / "nowhere"), "fastcoref", "download it")
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "config.json").write_text("{}")
+    assert _local_model(str(tmp_path / "m"), "fastcoref", "x") == str(tmp_path / "m")
+    ckpt = tmp_path / "weights.ckpt"
+    ckpt.write_bytes(b"")
+    assert _local_model(str(ckpt), "maverick", "x", file_ok=True) == str(ckpt)
+
+
+@pytest.mark.parametrize("cls_name, package", [("FastCoref", "fastcoref"),
+                                               ("MaverickCoref", "maverick")])
+def test_neural_packages_missing_name_their_pip_command(monkeypatch, cls_name, package):
+    import sys
+
+    from runner.errors import ModelNotAvailable
+    from runner.tasks.coref import systems
+
+    monkeypatch.setitem(sys.modules, package, None)
+    with pytest.raises(ModelNotAvailable, match="pip install"):
+        getattr(systems, cls_name)()
