@@ -286,3 +286,40 @@ def test_neural_packages_missing_name_their_pip_command(monkeypatch, cls_name, p
     monkeypatch.setitem(sys.modules, package, None)
     with pytest.raises(ModelNotAvailable, match="pip install"):
         getattr(systems, cls_name)()
+
+
+# -- report view -----------------------------------------------------------------------------
+def _render(evts):
+    out = []
+    for e in evts:
+        if "open" in e:
+            out.append(f"[{e['open']}:")
+        elif "close" in e:
+            out.append("]")
+        else:
+            out.append(f"<{e['text']}>" if e["changed"] else e["text"])
+    return "".join(out)
+
+
+def test_view_nests_mentions_and_marks_the_edit():
+    from runner.tasks.coref.view import events
+
+    text = "Maria gave her brother a book."
+    evts = events(text, [[[0, 5], [11, 14]], [[11, 22]]], [0, 1], changed=[[25, 29]])
+    assert _render(evts) == "[0:Maria] gave [1:[0:her] brother] a <book>."
+
+
+def test_view_closes_and_reopens_crossing_mentions():
+    from runner.tasks.coref.view import events
+
+    evts = events("abcdef", [[[0, 4]], [[2, 6]]], [0, 1])
+    assert _render(evts) == "[0:ab[1:cd]][1:ef]"
+    assert sum("open" in e for e in evts) == sum("close" in e for e in evts)
+
+
+def test_follow_up_clusters_take_the_colour_of_their_source_cluster():
+    from runner.tasks.coref.view import follow_up_numbers
+
+    src = [[[0, 5], [20, 23]], [[30, 33], [40, 42]]]
+    fu = [[M(40, 42), M(30, 33)], [M(50, 52), M(60, 62)], [M(0, 5), M(20, 23)]]
+    assert follow_up_numbers(src, fu) == [1, 2, 0]
