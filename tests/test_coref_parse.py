@@ -244,3 +244,27 @@ def test_xrenner_is_deterministic_and_a_crash_is_one_failure(xrenner_system):
         xrenner_system.analyze = original
     assert isinstance(out[0], SUTFailure) and "boom" in out[0].reason
     assert out[1].describe("Ann said she left.") == "{Ann, she}"
+
+
+def test_masked_lm_candidates_above_the_probability_threshold(parser):
+    from runner.tasks.coref.crest import CandidateFinder
+
+    class StubMLM:
+        mask_token = "[MASK]"
+        asked: list = []
+
+        def describe(self):
+            return {"role": "masked_lm", "name": "stub"}
+
+        def top_k_probabilities(self, items, k, *, min_probability=0.0):
+            StubMLM.asked = [items, k, min_probability]
+            table = [("devoured", 0.4), ("chewed", 0.2), ("saw", 0.05)]
+            return [[c for c in table if c[1] >= min_probability] for _ in items]
+
+    [doc] = parser.parse_many([SRC])
+    ate = [t.i for t in doc if t.text == "ate"]
+    finder = CandidateFinder(wordnet=False, masked_lm=StubMLM(), masked_lm_name="stub")
+    found = finder.find(doc, ate)
+    assert [(c.new, c.source) for c in found] == [("devoured", "masked_lm:stub"),
+                                                  ("chewed", "masked_lm:stub")]
+    assert StubMLM.asked[0] == [SRC.replace("ate", "[MASK]", 1)] and StubMLM.asked[2] == 0.1

@@ -146,7 +146,8 @@ class CorefTask(Task):
         view["follow_up"] = events(fu["text"], [[m.to_json() for m in c] for c in fu_pred.clusters],
                                    numbers, fu_changed)
         if src.get("gold") is not None:
-            view["gold"] = events(src["text"], src["gold"], list(range(len(src["gold"]))), ())
+            view["gold_doc"] = events(src["text"], src["gold"], list(range(len(src["gold"]))), ())
+        view["gold_check"] = case.get("gold")
         view["types"] = list(case["verdict"].get("categories") or [])
         view["blanc"] = fu.get("blanc")
         view["edit_source"] = fu.get("meta", {}).get("source", "")
