@@ -137,14 +137,18 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
-    from runner.catalog import REGISTRIES
+    from runner.tasks import all_tasks
 
-    for section, registry in REGISTRIES.items():
-        print(f"{section}:")
-        for entry in registry.entries():
-            params = ", ".join(entry.params) or "no parameters"
-            status = "" if entry.factory else "  [accepted by the schema, not built yet]"
-            print(f"  {entry.name:<22} {entry.description}{status}\n  {'':<22} ({params})")
+    for n, task in enumerate(all_tasks()):
+        print(f"{'' if n == 0 else chr(10)}task: {task.name} — {task.description}")
+        for section, registry in task.registries().items():
+            print(f"  {section}:")
+            for entry in registry.entries():
+                params = ", ".join(entry.params) or "no parameters"
+                status = "" if entry.factory else "  [accepted by the schema, not built yet]"
+                print(f"    {entry.name:<22} {entry.description}{status}\n    {'':<22} ({params})")
+        for section in task.sections():
+            print(f"  section {section}: see the suite schema")
     return ExitCode.OK
 
 

@@ -1,5 +1,8 @@
 """The run loop: corpus → source predictions → follow-ups → follow-up predictions → verdicts.
 
+The loop knows no task: what an input, a prediction, an expected answer and a verdict are comes
+from the suite's task (:class:`runner.tasks.base.Task`).
+
 Sources are streamed in batches (``limits.batch_size``): each batch is predicted in one call, parsed
 in one ``nlp.pipe``, and all its follow-ups are predicted in one call. Test cases are appended to
 ``cases.jsonl`` as they are decided and flushed per batch, so memory does not grow with the corpus
@@ -22,10 +25,12 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from runner import __version__
-from runner.corpus import CorpusReader
 from runner.models.loading import resolve_device
 from runner.suite import Suite
-from runner.types import Edit, FollowUp, Outcome, Prediction, Sentence, TestCase, Verdict
+from runner.sut.base import SUTFailure
+from runner.tasks.base import Corpus
+from runner.transforms.base import BatchItem
+from runner.types import FollowUp, Outcome, TestCase, Verdict
 
 CASES_FILE = "cases.jsonl"
 PROGRESS_FILE = "progress.jsonl"  # one line per recorded batch: what --resume continues from
@@ -65,6 +70,7 @@ class Engine:
         self.store = None
         self.resumed_at: list[int] = []
         self.suite = suite
+        self.task = suite.task
         self.cfg = suite.config
         self.out_dir = Path(out_dir)
         self.progress = progress or (lambda done, total: None)
@@ -84,19 +90,18 @@ class Engine:
 
     # -- building --------------------------------------------------------------------------
     def build(self) -> None:
-        from runner.catalog import FILTERS, RELATIONS, SUTS, TRANSFORMATIONS
         from runner.nlp import Parser
 
         cfg = self.cfg
-        sut_cfg = dict(cfg["sut"])
-        sut_type = sut_cfg.pop("type")
+        registries = self.task.registries()
+        SUTS, TRANSFORMATIONS = registries["sut"], registries["transformations"]
+        RELATIONS, FILTERS = registries["relations"], registries["filters"]
+        self.sut = build_sut(self.suite, log=self.log)
         # spaCy pipelines run on the CPU here; only torch-based systems resolve `auto` (which
         # imports torch, so it is not done when nothing needs it).
         self.device = "cpu"
-        if sut_type in ("hf", "flair", "stanza"):
-            self.device = sut_cfg["device"] = resolve_device(cfg["device"])
-        self.log(f"loading system under test: {sut_type} {sut_cfg.get('model', '')}")
-        self.sut = SUTS.get(sut_type).factory(**sut_cfg)
+        if SUTS.get(cfg["sut"]["type"]).extra.get("device"):
+            self.device = resolve_device(cfg["device"])
         self.store = open_cache(cfg, self.sut, enabled=self.use_cache)
         if self.store is not None:
             self.sut.store = self.store
@@ -131,15 +136,10 @@ class Engine:
             p = cfg["parser"]
             self.log(f"loading parser: {p['type']} {p['model']}")
             self.parser = Parser(p["model"], batch_size=p["batch_size"])
-        from runner.repair.analyzer import ViolationAnalyzer
+        self.analyzer = self.task.analyzer(cfg, self.sut, self.log)
 
-        self.analyzer = ViolationAnalyzer.from_config(cfg, self.sut, self.log)
-
-    def corpus(self) -> CorpusReader:
-        c = self.cfg["corpus"]
-        return CorpusReader(self.suite.corpus_path, c["format"],
-                            max_sentence_chars=self.cfg["limits"]["max_sentence_chars"],
-                            gold_label_map=c["gold_label_map"])
+    def corpus(self) -> Corpus:
+        return self.task.corpus(self.suite)
 
     # -- running ---------------------------------------------------------------------------
     def run(self) -> dict[str, Any]:
@@ -189,8 +189,8 @@ class Engine:
                 for batch in _batched(sources, limits["batch_size"]):
                     cases, counts, per_transformation = self._run_batch(batch)
                     # A batch is recorded whole: its cases in one write, then its counts.
-                    sink.write("".join(json.dumps(c.to_json(), ensure_ascii=False) + "\n"
-                                       for c in cases).encode("utf-8"))
+                    sink.write("".join(json.dumps(self.task.case_to_json(c), ensure_ascii=False)
+                                       + "\n" for c in cases).encode("utf-8"))
                     sink.flush()
                     os.fsync(sink.fileno())
                     _merge(self.counts, counts)
@@ -230,22 +230,34 @@ class Engine:
                 digest.update(block)
         return digest.hexdigest()
 
-    def _run_batch(self, batch: list[Sentence]) -> tuple[list[TestCase], dict, dict]:
+    def _run_batch(self, batch: list[Any]) -> tuple[list[TestCase], dict, dict]:
+        task = self.task
         seed = self.cfg["seed"]
         cap = self.cfg["limits"]["max_follow_ups_per_source"]
         counts: dict[tuple[str, str], Counts] = defaultdict(Counts)
         per_transformation: dict[str, Counts] = defaultdict(Counts)
-        predictions = self.sut.predict_outcomes([s.text for s in batch])
+        predictions = self.sut.predict_outcomes([task.sut_input(s) for s in batch])
         docs = self.parser.parse_many([s.text for s in batch]) if self.parser else [None] * len(batch)
+        answered = [n for n, p in enumerate(predictions) if not isinstance(p, SUTFailure)]
+        position = {n: k for k, n in enumerate(answered)}
+        # Each transformation sees the whole batch at once (one that combines sources needs it);
+        # every source keeps its own generator, so per-source follow-ups do not depend on the
+        # batch. The groups are then laid out source by source, as they are sent and filtered.
+        made: dict[str, list[list[FollowUp]]] = {}
+        for t in self.transformations:
+            items = [BatchItem(batch[n], predictions[n],
+                               case_rng(seed, batch[n].id, batch[n].text, t.name), docs[n])
+                     for n in answered]
+            made[t.name] = t.generate_batch(items)
         generated = []
         cases = []
-        for source, prediction, doc in zip(batch, predictions, docs):
-            if not isinstance(prediction, Prediction):  # the system could not be queried
+        for n, (source, prediction) in enumerate(zip(batch, predictions)):
+            if isinstance(prediction, SUTFailure):  # the system could not be queried
                 cases += self._error_cases(source, prediction.reason, counts, per_transformation)
                 continue
+            k = position[n]
             for t in self.transformations:
-                rng = case_rng(seed, source.id, source.text, t.name)
-                generated.append((source, prediction, t, t.generate(source, prediction, rng, doc)))
+                generated.append((source, prediction, t, made[t.name][k]))
         kept, self._batch_funnel = self._filter(generated)
         groups = []
         for source, prediction, t, follow_ups in kept:
@@ -260,21 +272,20 @@ class Engine:
                 c.applicable += bool(follow_ups)
                 c.follow_ups += len(follow_ups)
             groups += [(source, prediction, f, k) for k, f in enumerate(follow_ups)]
-        follow_up_predictions = self.sut.predict_outcomes([g[2].text for g in groups])
+        follow_up_predictions = self.sut.predict_outcomes([g[2].input for g in groups])
         for (source, prediction, follow_up, k), fp in zip(groups, follow_up_predictions):
-            expected = tuple(img for img in map(follow_up.edit.map_span, prediction.spans)
-                             if img is not None)
-            failure = None if isinstance(fp, Prediction) else fp.reason
+            expected = task.expected(source, prediction, follow_up)
+            failure = fp.reason if isinstance(fp, SUTFailure) else None
             if failure is not None:
-                fp = Prediction(())
+                fp = task.empty_prediction()
             for rel in self.relations[follow_up.transformation]:
                 if failure is not None:  # neither pass nor fail
                     verdict = Verdict(Outcome.ERROR, f"the system could not be queried about "
                                                      f"the follow-up: {failure}")
                 else:
-                    verdict = rel.check(source_text=source.text, follow_up=follow_up,
-                                        source_prediction=prediction, follow_up_prediction=fp,
-                                        expected=expected)
+                    verdict = task.judge(rel, source=source, source_prediction=prediction,
+                                         follow_up=follow_up, follow_up_prediction=fp,
+                                         expected=expected)
                 counts[(follow_up.transformation, rel.name)].outcomes[verdict.outcome.value] += 1
                 cases.append(TestCase(
                     id=f"{source.id}/{follow_up.transformation}/{k}/{rel.name}", source=source,
@@ -282,7 +293,7 @@ class Engine:
                     follow_up_prediction=fp, expected=expected, verdict=verdict))
         for (t, _), c in counts.items():
             self._batch_funnel[t]["violations"] += c.outcomes["fail"]
-        # Error categories for every violation; repair and gold metrics when configured.
+        # The task's analysis of the violations (NER: error categories, repair, gold metrics).
         self.analyzer.observe(batch, predictions)
         cases = self.analyzer.process(cases)
         return cases, counts, per_transformation
@@ -313,14 +324,14 @@ class Engine:
                          for n, (s, p, t, fs) in enumerate(generated)]
         return generated, funnel
 
-    def _error_cases(self, source: Sentence, reason: str, counts: dict,
+    def _error_cases(self, source: Any, reason: str, counts: dict,
                      per_transformation: dict) -> list[TestCase]:
         """One ``error`` case per (transformation, relation) for a source the system could not
         be asked about: no follow-up can be made from it, and it is not silently dropped."""
         out = []
         for t in self.transformations:
             per_transformation[t.name].sources += 1
-            follow_up = FollowUp(source.text, Edit(source.text, ()), t.name,
+            follow_up = FollowUp(self.task.sut_input(source), None, t.name,
                                  {"not_generated": "the source has no prediction"})
             for rel in self.relations[t.name]:
                 c = counts[(t.name, rel.name)]
@@ -328,8 +339,8 @@ class Engine:
                 c.outcomes[Outcome.ERROR.value] += 1
                 out.append(TestCase(
                     id=f"{source.id}/{t.name}/-/{rel.name}", source=source, follow_up=follow_up,
-                    relation=rel.name, source_prediction=Prediction(()),
-                    follow_up_prediction=Prediction(()), expected=(),
+                    relation=rel.name, source_prediction=self.task.empty_prediction(),
+                    follow_up_prediction=self.task.empty_prediction(), expected=None,
                     verdict=Verdict(Outcome.ERROR, "the system could not be queried about the "
                                                    f"source: {reason}")))
         return out
@@ -371,6 +382,7 @@ class Engine:
         relations = {r: c.to_json() for r, c in sorted(per_relation.items())}
         return {
             "mtrun_results_version": RESULTS_VERSION,
+            "task": self.task.name,
             "suite": {"name": self.suite.name, "path": str(self.suite.path),
                       "description": self.cfg.get("description", ""), "filled": self.cfg},
             "run": {
@@ -471,6 +483,21 @@ def load_progress(out_dir: Path, key: str) -> dict[str, Any]:
     return state
 
 
+def build_sut(suite: Suite, *, log: Callable[[str], None] = lambda msg: None) -> Any:
+    """The suite's system under test, built from its task's registry (not yet connected to the
+    persistent cache)."""
+    cfg = suite.config
+    sut_cfg = dict(cfg["sut"])
+    sut_type = sut_cfg.pop("type")
+    entry = suite.task.registries()["sut"].get(sut_type)
+    if entry.extra.get("device"):
+        sut_cfg["device"] = resolve_device(cfg["device"])
+    if entry.extra.get("task"):
+        sut_cfg.update(task=suite.task, base_dir=suite.base_dir)
+    log(f"loading system under test: {sut_type} {sut_cfg.get('model', '')}")
+    return entry.factory(**sut_cfg)
+
+
 def open_cache(cfg: dict[str, Any], sut: Any, *, enabled: bool = True) -> Any:
     """The persistent prediction cache the suite asks for (``cache.enabled``: ``auto`` = for
     remote, paid systems only), or None."""
@@ -485,7 +512,7 @@ def open_cache(cfg: dict[str, Any], sut: Any, *, enabled: bool = True) -> Any:
     return PersistentCache(Path(c.get("path") or ".mtrun-cache/predictions.sqlite"))
 
 
-def _batched(items: Iterable[Sentence], n: int) -> Iterator[list[Sentence]]:
+def _batched(items: Iterable[Any], n: int) -> Iterator[list[Any]]:
     it = iter(items)
     while batch := list(islice(it, n)):
         yield batch

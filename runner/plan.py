@@ -11,12 +11,6 @@ from typing import Any
 
 from runner.suite import Suite
 
-# Most follow-ups one source gives, per transformation type (before limits.max_follow_ups_per_source);
-# a type not listed is bounded by that limit alone.
-_MAX_PER_SOURCE = {"structural_question": lambda p: 1,
-                   "entity_shuffle": lambda p: int(p.get("follow_ups", 1))}
-
-
 def dry_run(suite: Suite, *, use_cache: bool = True) -> tuple[str, dict[str, Any]]:
     from runner.engine import Engine
 
@@ -24,20 +18,22 @@ def dry_run(suite: Suite, *, use_cache: bool = True) -> tuple[str, dict[str, Any
     engine = Engine(suite, suite.report_dir())
     corpus = engine.corpus()
     limit = cfg["limits"]["max_sources"]
+    task = suite.task
     texts: list[str] = []
-    for sentence in islice(iter(corpus), limit):
-        texts.append(sentence.text)
+    keys: list[str] = []  # what identifies each source's input in the prediction cache
+    for source in islice(iter(corpus), limit):
+        texts.append(source.text)
+        keys.append(task.input_key(task.sut_input(source)))
     batch = int(cfg["sut"].get("batch_size", 32))
-    unique = list(dict.fromkeys(texts))
+    unique = list(dict.fromkeys(keys))
+    length = dict(zip(keys, (len(t) for t in texts)))
 
-    from runner.catalog import SUTS
-    from runner.engine import open_cache
+    from runner.engine import build_sut, open_cache
     from runner.errors import MtrunError
 
     to_send, cache_note = unique, "prediction cache not in use"
     try:
-        sut_cfg = {k: v for k, v in cfg["sut"].items() if k != "type"}
-        sut = SUTS.get(cfg["sut"]["type"]).factory(**sut_cfg)
+        sut = build_sut(suite)
         store = open_cache(cfg, sut, enabled=use_cache)
         if store is not None:
             hit = store.get_many(sut.raw_fingerprint(), unique)
@@ -47,13 +43,16 @@ def dry_run(suite: Suite, *, use_cache: bool = True) -> tuple[str, dict[str, Any
     except MtrunError as exc:
         cache_note = f"prediction cache not consulted: {exc}"
     src_calls = -(-len(to_send) // batch)
-    src_chars = sum(len(t) for t in to_send)
+    src_chars = sum(length[k] for k in to_send)
 
     cap = cfg["limits"]["max_follow_ups_per_source"]
     per_source = 0
     parts = []
+    transformations = task.registries()["transformations"]
     for t in cfg["transformations"]:
-        bound = _MAX_PER_SOURCE.get(t["type"], lambda p: cap)(t)
+        # most follow-ups one source gives (registered with the transformation), else the limit
+        most = transformations.get(t["type"]).extra.get("max_per_source")
+        bound = most(t) if most else cap
         bound = min(bound, cap)
         per_source += bound
         parts.append(f"{t['type']} ≤{bound}")

@@ -3,15 +3,28 @@ schema is generated from the same source the code builds from (they cannot drift
 description for ``mtrun list`` and the README.
 
 Components live in modules that import nothing heavy at import time; registration happens in
-:mod:`runner.catalog` (one place, no import cycles).
+:mod:`runner.tasks.ner.catalog` (one place, no import cycles).
 """
 from __future__ import annotations
 
 import difflib
+import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from runner.errors import SuiteError
+
+
+def lazy(target: str) -> Callable[..., Any]:
+    """A factory that imports ``module:attr`` on first use (listing components or validating a
+    suite loads no model library)."""
+    module, _, attr = target.partition(":")
+
+    def factory(**kwargs: Any) -> Any:
+        return getattr(importlib.import_module(module), attr)(**kwargs)
+
+    factory.__qualname__ = target
+    return factory
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,6 @@ from runner.errors import SuiteError
 
 Path_ = tuple[Any, ...]  # a location inside the document: keys and list indices
 
-_CORPUS_EXTENSIONS = {".txt": "text", ".text": "text", ".jsonl": "jsonl", ".ndjson": "jsonl",
-                      ".conll": "conll", ".bio": "conll", ".iob": "conll", ".iob2": "conll"}
-
-
 @dataclass
 class Suite:
     path: Path
@@ -29,6 +25,13 @@ class Suite:
     @property
     def name(self) -> str:
         return self.config["name"]
+
+    @property
+    def task(self) -> Any:
+        """The :class:`~runner.tasks.base.Task` this suite tests."""
+        from runner.tasks import get_task
+
+        return get_task(self.config["task"])
 
     @property
     def base_dir(self) -> Path:
@@ -65,8 +68,12 @@ def load_suite(path: str | Path) -> Suite:
         raise SuiteError(f"a suite is a mapping of keys to values, not a {_yaml_type(data)}",
                          file=str(path), line=1, column=1)
     from runner.schema import build_schema, fill_defaults
+    from runner.tasks import DEFAULT_TASK, TASKS
 
-    schema = build_schema()
+    # The task decides which keys and components are allowed. A missing or unknown task is
+    # reported with the other problems, found against the default task's schema.
+    task = data.get("task")
+    schema = build_schema(task if isinstance(task, str) and task in TASKS else DEFAULT_TASK)
     _validate(schema, data, marks, str(path))
     suite = Suite(path=path, raw=data, config=fill_defaults(schema, data), marks=marks)
     _cross_check(suite)
@@ -182,6 +189,8 @@ def _explain(err: Any, data: dict, marks: dict) -> list[tuple[int | None, int | 
             kl, kc = _position(marks, at + (key, "<key>"))
             close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
             hint = f" — did you mean {close[0]!r}?" if close else ""
+            if not at:  # a top-level section another task owns (e.g. NER's repair): no typo
+                hint = _owner("section", key, data.get("task")) or hint
             out.append((kl, kc, f"{_dotted(at + (key,))}: unknown key{hint} (allowed here: "
                                 f"{', '.join(allowed)})"))
         return out
@@ -191,7 +200,8 @@ def _explain(err: Any, data: dict, marks: dict) -> list[tuple[int | None, int | 
                  (f" ({_hint_for_key(k)})" if _hint_for_key(k) else "")) for k in missing]
     if v == "enum" and at and at[-1] == "type":
         kind = _kind_of(at)
-        return [(line, col, f"{prefix}unknown {kind} type {inst!r}; available: "
+        return [(line, col, f"{prefix}unknown {kind} type {inst!r}"
+                            f"{_owner(str(at[0]), str(inst), data.get('task'))}; available: "
                             f"{', '.join(map(str, err.validator_value))}" + _did_you_mean(inst, err.validator_value))]
     if v == "enum":
         return [(line, col, f"{prefix}expected one of {', '.join(map(repr, err.validator_value))}, "
@@ -208,7 +218,8 @@ def _explain(err: Any, data: dict, marks: dict) -> list[tuple[int | None, int | 
         return [(line, col, f"{prefix}must be {sign} {err.validator_value}, got {inst!r}")]
     if v == "pattern":
         what = {"device": "auto, cpu, cuda or cuda:N", "name": "letters, digits, '.', '_' or '-', "
-                "starting with a letter or digit"}.get(str(at[-1]) if at else "", err.validator_value)
+                "starting with a letter or digit",
+                "callable": "module:function, e.g. mymodel.api:predict"}.get(str(at[-1]) if at else "", err.validator_value)
         return [(line, col, f"{prefix}expected {what}, got {inst!r}")]
     if v == "minItems":
         return [(line, col, f"{prefix}needs at least {err.validator_value} item(s)")]
@@ -225,8 +236,8 @@ def _explain(err: Any, data: dict, marks: dict) -> list[tuple[int | None, int | 
 def _cross_check(suite: Suite) -> None:
     """Checks JSON Schema cannot express: references between sections, files, and what this
     version of mtrun can build."""
-    from runner.catalog import TRANSFORMATIONS
-
+    task = suite.task
+    TRANSFORMATIONS = task.registries()["transformations"]
     cfg = suite.config
     types = [t["type"] for t in cfg["transformations"]]
     seen: set[str] = set()
@@ -295,25 +306,19 @@ def _cross_check(suite: Suite) -> None:
                                       f"'default' or one of: {', '.join(types)}",
                                       ("filters", i, "SynThreshold", name),
                                       hint=_close(name, types + ["default"]))
-    for i, t in enumerate(cfg["transformations"]):
-        if t.get("sense2vec"):
-            folder = (suite.path.parent / t["sense2vec"]).resolve()
-            if not folder.is_dir():
-                raise suite.error(f"sense2vec folder not found: {folder}",
-                                  ("transformations", i, "sense2vec"),
-                                  hint="paths are relative to the suite file's folder")
-            t["sense2vec"] = str(folder)
-        if t["type"] == "phrase_np" and t.get("source") == "sense2vec" and not t.get("sense2vec"):
-            raise suite.error("source sense2vec needs the `sense2vec:` folder of its vectors",
-                              ("transformations", i, "source"))
+    task.cross_check(suite)
 
     fmt = cfg["corpus"]["format"]
     corpus = suite.corpus_path
     if fmt == "auto":
-        fmt = _CORPUS_EXTENSIONS.get(corpus.suffix.lower())
+        fmt = task.corpus_extensions.get(corpus.suffix.lower())
         if fmt is None:
+            formats = [f for f in task.corpus_schema()["properties"]["format"]["enum"]
+                       if f != "auto"]
+            choices = " or ".join([", ".join(formats[:-1]), formats[-1]] if len(formats) > 1
+                                  else formats)
             raise suite.error(f"cannot tell the corpus format from the extension {corpus.suffix!r}; "
-                              "set corpus.format to text, jsonl or conll", ("corpus", "path"))
+                              f"set corpus.format to {choices}", ("corpus", "path"))
         cfg["corpus"]["format"] = fmt
     if not corpus.exists():
         raise suite.error(f"corpus file not found: {corpus}", ("corpus", "path"),
@@ -361,11 +366,37 @@ def _close(value: str, options: list[str]) -> str | None:
 
 def _hint_for_key(key: str) -> str:
     return {"name": "a short name for the suite, e.g. ner_spacy",
-            "task": "ner", "sut": "the system under test, e.g. {type: spacy}",
+            "task": _task_choices(), "sut": "the system under test, e.g. {type: spacy}",
             "corpus": "e.g. {path: data/news.txt}",
             "transformations": "e.g. [{type: structural_question}, {type: entity_shuffle}]",
             "path": "the corpus file, relative to the suite", "type": "the component's type name",
             "model": "a model name or folder"}.get(key, "")
+
+
+def _task_choices() -> str:
+    from runner.tasks import task_names
+
+    return " or ".join(task_names())
+
+
+def _owner(kind: str, name: str, task: Any) -> str:
+    """" (a key of task: re suites)" when ``name`` is unknown to this suite's task but known to
+    another one: a component or section of another task, not a typo."""
+    from runner.tasks import all_tasks
+
+    owners = []
+    for t in all_tasks():
+        if t.name == task:
+            continue
+        known = (t.sections() if kind == "section" else
+                 t.registries().get(kind, {}) if kind in ("sut", "transformations", "relations",
+                                                          "filters") else {})
+        if name in known:
+            owners.append(t.name)
+    if not owners:
+        return ""
+    what = "a key" if kind == "section" else "a component"
+    return f" ({what} of task: {' / task: '.join(owners)} suites)"
 
 
 def _yaml_type(value: Any) -> str:

@@ -1,70 +1,21 @@
-"""Core value types shared by every stage. Standard library only: importing this is free.
+"""Value types every task shares. Standard library only: importing this is free.
 
-Offsets are Python character offsets (code points) into a sentence's text, end exclusive.
-Every follow-up remembers the :class:`Edit` that made it from its source, and the edit's
-alignment maps any source span to the follow-up, so expected entities are known without
-searching strings again.
+Offsets are Python character offsets (code points) into a text, end exclusive. Every follow-up
+remembers the :class:`Edit` that made it from its source where there is one, and the edit's
+alignment maps any source range to the follow-up, so a task knows its expected answer (NER: the
+source's entities where they now read) without searching strings again.
+
+These types know no task: a source, an input and a prediction are whatever the task says
+(:mod:`runner.tasks.base`); NER's are in :mod:`runner.tasks.ner.types`.
 """
 from __future__ import annotations
 
+import dataclasses
 import enum
-from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, TypeVar
 
-
-@dataclass(frozen=True, order=True)
-class Span:
-    """A labelled character range. ``label`` is the suite's common type after the label map;
-    ``raw_label`` keeps what the system said (e.g. OntoNotes ``GPE``)."""
-
-    start: int
-    end: int
-    label: str
-    raw_label: str = field(default="", compare=False)
-    score: float | None = field(default=None, compare=False)
-
-    def __post_init__(self) -> None:
-        if not (0 <= self.start <= self.end):
-            raise ValueError(f"bad span offsets {self.start}..{self.end}")
-
-    def text_in(self, text: str) -> str:
-        return text[self.start:self.end]
-
-    def overlaps(self, other: "Span") -> bool:
-        return self.start < other.end and other.start < self.end
-
-    def to_json(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"start": self.start, "end": self.end, "label": self.label}
-        if self.raw_label and self.raw_label != self.label:
-            d["raw_label"] = self.raw_label
-        if self.score is not None:
-            d["score"] = round(self.score, 4)
-        return d
-
-
-@dataclass(frozen=True)
-class Sentence:
-    """One source input. ``origin`` says where it came from (``file:line``) for messages."""
-
-    id: str
-    text: str
-    gold: tuple[Span, ...] | None = None
-    origin: str = ""
-
-
-@dataclass(frozen=True)
-class Prediction:
-    """What a system under test said about one text, in the suite's common types."""
-
-    spans: tuple[Span, ...]
-
-    def entities(self, text: str) -> Counter[tuple[str, str]]:
-        """The multiset of (entity text, type) that MR2 compares."""
-        return Counter((s.text_in(text), s.label) for s in self.spans)
-
-    def to_json(self) -> list[dict[str, Any]]:
-        return [s.to_json() for s in self.spans]
+_Ranged = TypeVar("_Ranged")
 
 
 @dataclass(frozen=True, order=True)
@@ -135,13 +86,21 @@ class Edit:
             return offset + delta if growth == 0 else None
         return offset + delta
 
-    def map_span(self, span: Span) -> Span | None:
-        """The span's image in the target, or None when an edit cut through it."""
-        start = self._map(span.start, is_end=False)
-        end = self._map(span.end, is_end=True)
-        if start is None or end is None or end < start:
+    def map_range(self, start: int, end: int) -> tuple[int, int] | None:
+        """The image of ``[start, end)`` in the target, or None when an edit cut through it."""
+        new_start = self._map(start, is_end=False)
+        new_end = self._map(end, is_end=True)
+        if new_start is None or new_end is None or new_end < new_start:
             return None
-        return Span(start, end, span.label, span.raw_label, span.score)
+        return new_start, new_end
+
+    def map_span(self, span: _Ranged) -> _Ranged | None:
+        """The image of anything with ``start`` and ``end`` (a dataclass: an entity, a mention,
+        a relation argument) in the target, other fields kept; None when an edit cut through it."""
+        image = self.map_range(span.start, span.end)  # type: ignore[attr-defined]
+        if image is None:
+            return None
+        return dataclasses.replace(span, start=image[0], end=image[1])  # type: ignore[type-var]
 
     def changed_source_ranges(self) -> list[tuple[int, int]]:
         return [(r.start, r.end) for r in self.replacements if self.source[r.start:r.end] != r.new]
@@ -161,12 +120,22 @@ class Edit:
 
 @dataclass(frozen=True)
 class FollowUp:
-    """A transformed input made from a source. ``meta`` says how (for reports)."""
+    """A transformed input made from a source: ``input`` is the task's input type (NER: the text),
+    ``edit`` the character edit that made it from the source's text where there is one, ``meta``
+    says how (for reports). ``others`` holds the further ``(source, prediction)`` pairs of a group
+    that combines several sources of one batch (e.g. a composition of two relations); it is not
+    written to results, the task records what it needs in ``meta``."""
 
-    text: str
-    edit: Edit
+    input: Any
+    edit: Edit | None
     transformation: str
     meta: dict[str, Any] = field(default_factory=dict)
+    others: tuple[tuple[Any, Any], ...] = field(default=(), compare=False, repr=False)
+
+    @property
+    def text(self) -> str:
+        """The follow-up's text: the input itself when it is a string, else its ``text``."""
+        return self.input if isinstance(self.input, str) else self.input.text
 
     @classmethod
     def from_replacements(cls, source: str, replacements: Iterable[Replacement], transformation: str,
@@ -186,10 +155,12 @@ class Outcome(str, enum.Enum):
 class Verdict:
     outcome: Outcome
     reason: str = ""
-    # Entity-level differences, e.g. [{"text": "Paris", "source": "LOCATION", "follow_up": None}]
+    # What differs, in the task's words (NER: per entity text, e.g. [{"text": "Paris",
+    # "source": "LOCATION", "follow_up": None}])
     differences: tuple[dict[str, Any], ...] = ()
-    # Error categories of a violation (omission, over-labeling, incorrect category, range error)
-    # and what they were judged against ("gold", "repair" or "predictions").
+    # Categories a task's violation analysis gives a violation (NER: omission, over-labeling,
+    # incorrect category, range error) and what they were judged against (NER: "gold", "repair"
+    # or "predictions").
     categories: tuple[str, ...] = ()
     categories_basis: str = ""
 
@@ -207,47 +178,28 @@ class Verdict:
 
 @dataclass(frozen=True)
 class TestCase:
-    """One metamorphic group: a source, one follow-up, both predictions, and one relation's verdict."""
+    """One metamorphic group: a source, one follow-up, both predictions, the expected answer the
+    task derived for the follow-up, and one relation's verdict. The task writes it to JSON
+    (:meth:`runner.tasks.base.Task.case_to_json`). ``repair`` and ``gold`` are filled by a task's
+    violation analysis when it has one (NER: R(s), R(s′) and the gold evaluation)."""
 
     __test__ = False  # not a pytest class
 
     id: str
-    source: Sentence
+    source: Any
     follow_up: FollowUp
     relation: str
-    source_prediction: Prediction
-    follow_up_prediction: Prediction
-    expected: tuple[Span, ...]
+    source_prediction: Any
+    follow_up_prediction: Any
+    expected: Any
     verdict: Verdict
-    repair: dict[str, Any] | None = None     # R(s), R(s′) and the scores that decided them
-    gold: dict[str, Any] | None = None       # gold evaluation of the violation
+    repair: dict[str, Any] | None = None
+    gold: dict[str, Any] | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        d: dict[str, Any] = {
-            "id": self.id,
-            "source_id": self.source.id,
-            "origin": self.source.origin,
-            "transformation": self.follow_up.transformation,
-            "relation": self.relation,
-            "source": {"text": self.source.text, "entities": self.source_prediction.to_json()},
-            "follow_up": {
-                "text": self.follow_up.text,
-                "entities": self.follow_up_prediction.to_json(),
-                "expected": [s.to_json() for s in self.expected],
-                "edit": self.follow_up.edit.to_json(),
-                "meta": self.follow_up.meta,
-            },
-            "verdict": self.verdict.to_json(),
-        }
-        if self.source.gold is not None:
-            d["source"]["gold"] = [s.to_json() for s in self.source.gold]
-        if self.repair is not None:
-            d["repair"] = self.repair
-        if self.gold is not None:
-            d["gold"] = self.gold
-        return d
+    def to_json(self, task: Any = None) -> dict[str, Any]:
+        """The case as written to cases.jsonl, by its task (default: the default task, NER)."""
+        if task is None:
+            from runner.tasks import DEFAULT_TASK, get_task
 
-
-def spans_from_json(items: Sequence[dict[str, Any]]) -> tuple[Span, ...]:
-    return tuple(Span(int(i["start"]), int(i["end"]), str(i["label"]), str(i.get("raw_label", "")))
-                 for i in items)
+            task = get_task(DEFAULT_TASK)
+        return task.case_to_json(self)

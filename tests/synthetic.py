@@ -7,8 +7,8 @@ from collections import Counter
 from typing import Any
 
 from runner.report.thresholds import evaluate_thresholds
-from runner.types import (Edit, FollowUp, Outcome, Prediction, Replacement, Sentence, Span,
-                          TestCase, Verdict)
+from runner.types import Edit, FollowUp, Outcome, Replacement, TestCase, Verdict
+from runner.tasks.ner.types import Prediction, Sentence, Span
 
 HOSTILE = 'Angela Merkel told <script>alert("x")</script> & Emmanuel Macron about \u202eParis\u202c 🎉 \u2028 \u2029.'
 NAMES = {"PERSON": ["Angela Merkel", "Emmanuel Macron", "Ada Lovelace", "Tim Cook", "Ngozi Okonjo-Iweala"],

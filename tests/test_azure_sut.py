@@ -129,7 +129,7 @@ def test_retry_after_is_honoured(monkeypatch):
     from runner.sut.remote import RetryPolicy
 
     waits = []
-    from runner.sut.azure import AzureNER
+    from runner.tasks.ner.sut.azure import AzureNER
 
     with AzureLanguageServer(key=KEY, p429=1.0, retry_after="2") as server:
         monkeypatch.setenv("E", server.url)
@@ -142,7 +142,7 @@ def test_retry_after_is_honoured(monkeypatch):
 
 
 def test_utf16_offsets_are_converted(monkeypatch):
-    from runner.sut.azure import AzureNER
+    from runner.tasks.ner.sut.azure import AzureNER
 
     text = "🎉🎉 Zoë Müller met Angela Merkel in Paris."
     with AzureLanguageServer(key=KEY) as server:
@@ -200,7 +200,7 @@ def test_dry_run_counts_calls_and_sends_nothing(tmp_path, env, capsys):
 
 
 def test_a_throttled_batch_is_not_split_but_a_failing_one_is(monkeypatch):
-    from runner.sut.azure import AzureNER
+    from runner.tasks.ner.sut.azure import AzureNER
     from runner.sut.base import SUTFailure
     from runner.sut.remote import RetryPolicy
 

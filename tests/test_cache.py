@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 
 from runner.errors import MtrunError
-from runner.sut.base import SystemUnderTest
+from runner.tasks.ner.sut.base import NERSystem
 from runner.sut.cache import PersistentCache
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-class Counting(SystemUnderTest):
+class Counting(NERSystem):
     """A deterministic system that records what it was asked: capitalised words are PER."""
 
     name = "counting"
@@ -68,7 +68,7 @@ def test_wal_mode_and_two_connections(tmp_path):
     one, two = PersistentCache(path), PersistentCache(path)
     assert one._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     one.put_many("fp", {"a": [(0, 1, "X", None)]})
-    assert two.get_many("fp", ["a", "b"]) == {"a": [(0, 1, "X", None)]}
+    assert two.get_many("fp", ["a", "b"]) == {"a": [[0, 1, "X", None]]}
     two.put_many("fp", {"b": []})
     assert one.count("fp") == 2 and one.count("other") == 0
 

@@ -125,7 +125,7 @@ def test_hostile_text_is_rendered_as_text(tmp_path, monkeypatch):
     (tmp_path / "s.yaml").write_text(
         "name: hostile\ntask: ner\nsut: {type: spacy}\ncorpus: {path: corpus.txt}\n"
         "transformations:\n  - type: entity_shuffle\n", encoding="utf-8")
-    from runner.sut.spacy_sut import SpacyNER
+    from runner.tasks.ner.sut.spacy_sut import SpacyNER
 
     def scripted(self, texts):
         # a system that knows "Emmanuel Macron" only in second place: shuffling breaks it
@@ -168,7 +168,7 @@ def test_thresholds_exit_1_with_reason(tmp_path, capsys, monkeypatch):
         "name: gate\ntask: ner\nsut: {type: spacy}\ncorpus: {path: corpus.txt}\n"
         "transformations:\n  - type: entity_shuffle\n"
         "report: {fail_on: {max_violation_rate: 0.0}}\n", encoding="utf-8")
-    from runner.sut.spacy_sut import SpacyNER
+    from runner.tasks.ner.sut.spacy_sut import SpacyNER
 
     def scripted(self, texts):
         return [[(0, 13, "PERSON" if t.startswith("Angela") else "ORG", None),

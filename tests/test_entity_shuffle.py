@@ -1,8 +1,8 @@
 import random
 from collections import Counter
 
-from runner.transforms.entity_shuffle import EntityShuffle
-from runner.types import Prediction, Sentence, Span
+from runner.tasks.ner.transforms.entity_shuffle import EntityShuffle
+from runner.tasks.ner.types import Prediction, Sentence, Span
 
 TEXT = "Angela Merkel met Emmanuel Macron and Olaf Scholz in Paris and Berlin."
 

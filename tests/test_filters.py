@@ -6,8 +6,9 @@ import pytest
 from runner.filters.semantic import SemanticFilter, replaced_ranges
 from runner.filters.syntactic import SyntacticFilter
 from runner.models.encoder import cosine
-from runner.relations.ner import MR1SharedEntities
-from runner.types import FollowUp, Outcome, Prediction, Replacement, Span
+from runner.tasks.ner.relations import MR1SharedEntities
+from runner.types import FollowUp, Outcome, Replacement
+from runner.tasks.ner.types import Prediction, Span
 
 SRC = "He is a good student."
 

@@ -9,7 +9,7 @@ transformers = pytest.importorskip("transformers")
 
 from runner.cli import main  # noqa: E402
 from runner.errors import ExitCode, ModelNotAvailable  # noqa: E402
-from runner.sut.hf import HuggingFaceNER, decode_words, parse_label  # noqa: E402
+from runner.tasks.ner.sut.hf import HuggingFaceNER, decode_words, parse_label  # noqa: E402
 
 LABELS = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG", "I-ORG", "B-MISC", "I-MISC"]
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]",

@@ -83,7 +83,7 @@ def test_http_endpoint_run(tmp_path, monkeypatch, capsys):
 
 
 def test_one_text_per_request(monkeypatch):
-    from runner.sut.http_sut import HttpNER
+    from runner.tasks.ner.sut.http_sut import HttpNER
 
     class Single(WireServer):
         def handle(self, path, headers, raw, roll):
@@ -101,7 +101,7 @@ def test_one_text_per_request(monkeypatch):
 
 def test_template_without_texts_is_rejected_and_missing_variables_named(monkeypatch):
     from runner.errors import ModelNotAvailable
-    from runner.sut.http_sut import HttpNER
+    from runner.tasks.ner.sut.http_sut import HttpNER
 
     with pytest.raises(ModelNotAvailable, match=r"\$texts"):
         HttpNER(url="http://127.0.0.1:9", request={"x": 1}, response={}, label_map={})
@@ -112,7 +112,7 @@ def test_template_without_texts_is_rejected_and_missing_variables_named(monkeypa
 
 
 def test_an_entity_whose_text_is_not_in_the_sentence_is_dropped_and_counted():
-    from runner.sut.http_sut import HttpNER
+    from runner.tasks.ner.sut.http_sut import HttpNER
 
     class Wrong(WireServer):
         def handle(self, path, headers, raw, roll):

@@ -55,7 +55,7 @@ def tiny_stanza(tmp_path_factory):
 
 @pytest.mark.slow
 def test_stanza_tiny_model_predicts_character_spans(tiny_stanza):
-    from runner.catalog import SUTS
+    from runner.tasks.ner.catalog import SUTS
 
     sut = SUTS.get("stanza").factory(
         model_dir=str(tiny_stanza / "resources"), ner_model=str(tiny_stanza / "ner.pt"),
@@ -91,7 +91,7 @@ def test_stanza_suite_runs_end_to_end(tiny_stanza, tmp_path):
 
 def test_stanza_without_models_names_the_folder(tmp_path):
     pytest.importorskip("stanza", reason="stanza is not installed: pip install -e \".[stanza]\"")
-    from runner.sut.stanza_sut import StanzaNER
+    from runner.tasks.ner.sut.stanza_sut import StanzaNER
 
     with pytest.raises(ModelNotAvailable, match=r"no models in .*nowhere.*stanza.download"):
         StanzaNER(model_dir=str(tmp_path / "nowhere"), label_map={})
@@ -153,7 +153,7 @@ def test_flair_tiny_tagger(tmp_path):
     path = tmp_path / "tiny.pt"
     tagger.save(path)
 
-    from runner.sut.flair_sut import FlairNER
+    from runner.tasks.ner.sut.flair_sut import FlairNER
 
     sut = FlairNER(model=str(path), label_map={"PER": "PERSON"})
     texts = ["Dora met Ann .", "  Bob met Carl ."]

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from runner.nlp import load_spacy
-from runner.transforms.candidates import CandidateSource
-from runner.transforms.phrase_np import PhraseNP, article_for
-from runner.types import Prediction, Sentence, Span
+from runner.text.candidates import CandidateSource
+from runner.tasks.ner.transforms.phrase_np import PhraseNP, article_for
+from runner.tasks.ner.types import Prediction, Sentence, Span
 
 TEXT = "John bought an old house near the river in Paris."
 JOHN = Span(0, 4, "PERSON")
@@ -96,7 +96,7 @@ class _Tree:
 
 def test_smallest_nps_of_a_constituency_tree(nlp):
     """The walk used with stanza's parse: NP nodes that contain no other NP, as token ranges."""
-    from runner.transforms.phrase_np import _stanza_smallest_nps
+    from runner.tasks.ner.transforms.phrase_np import _stanza_smallest_nps
 
     def leaf(word):
         return _Tree(word)

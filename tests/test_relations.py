@@ -1,5 +1,6 @@
-from runner.relations.ner import MR1SharedEntities, MR2SamePrediction
-from runner.types import FollowUp, Outcome, Prediction, Replacement, Span
+from runner.tasks.ner.relations import MR1SharedEntities, MR2SamePrediction
+from runner.types import FollowUp, Outcome, Replacement
+from runner.tasks.ner.types import Prediction, Span
 
 
 def _check(rel, src, reps, src_spans, fol_spans):

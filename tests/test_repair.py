@@ -5,12 +5,13 @@ import math
 
 import pytest
 
-from runner.repair.categories import against_reference, between_predictions, occurrences
-from runner.repair.gold import GoldTally, project_gold
-from runner.repair.locate import locate
-from runner.repair.relabel import (CorpusEntityCandidates, Job, MaskedLMCandidates, Params,
+from runner.tasks.ner.repair.categories import against_reference, between_predictions, occurrences
+from runner.tasks.ner.repair.gold import GoldTally, project_gold
+from runner.tasks.ner.repair.locate import locate
+from runner.tasks.ner.repair.relabel import (CorpusEntityCandidates, Job, MaskedLMCandidates, Params,
                                    Relabel, Relabeler, evaluate, repaired, same_format)
-from runner.types import Edit, FollowUp, Prediction, Replacement, Span
+from runner.types import Edit, FollowUp, Replacement
+from runner.tasks.ner.types import Prediction, Span
 
 
 # -- scripted components -----------------------------------------------------------------------
@@ -200,7 +201,7 @@ def test_fig6_through_location_and_relabeling():
             return {}
 
         def mutants(self, jobs):
-            from runner.repair.relabel import Mutant
+            from runner.tasks.ner.repair.relabel import Mutant
             out = []
             for j in jobs:
                 e = j.text[j.start:j.end]

@@ -62,7 +62,7 @@ def tiny_models(tmp_path_factory):
 
 @pytest.mark.parametrize("candidates", ["corpus", "masked_lm"])
 def test_run_reports_categories_and_repairs(tmp_path, monkeypatch, tiny_models, candidates):
-    from runner.sut.spacy_sut import SpacyNER
+    from runner.tasks.ner.sut.spacy_sut import SpacyNER
 
     monkeypatch.setattr(SpacyNER, "_predict_raw", scripted)
     seen = []
@@ -127,7 +127,7 @@ repair:
 
 
 def test_repair_disabled_still_categorises(tmp_path, monkeypatch):
-    from runner.sut.spacy_sut import SpacyNER
+    from runner.tasks.ner.sut.spacy_sut import SpacyNER
 
     monkeypatch.setattr(SpacyNER, "_predict_raw", scripted)
     (tmp_path / "c.txt").write_text(CORPUS, encoding="utf-8")
@@ -143,7 +143,7 @@ def test_repair_disabled_still_categorises(tmp_path, monkeypatch):
 
 
 def test_gold_without_repair_reports_precision(tmp_path, monkeypatch):
-    from runner.sut.spacy_sut import SpacyNER
+    from runner.tasks.ner.sut.spacy_sut import SpacyNER
 
     monkeypatch.setattr(SpacyNER, "_predict_raw", scripted)
     lines = [{"text": "Angela Merkel met Emmanuel Macron in Paris.",
@@ -186,7 +186,7 @@ def test_gold_sample_suite_reports_precision_and_error_reduce(tmp_path):
 
 
 def test_console_lines_name_categories_repairs_and_gold():
-    from runner.repair.summary import console_lines
+    from runner.tasks.ner.repair.summary import console_lines
 
     results = {"categories": {"omission": 2, "over-labeling": 0, "incorrect category": 1,
                               "range error": 0},
@@ -206,7 +206,7 @@ def test_interrupted_run_resumes_to_the_same_repairs(tmp_path, monkeypatch, tiny
     """Categories, repair totals and the corpus candidate pool survive --resume: a run stopped
     after its first batch and resumed gives the same cases and totals as an uninterrupted one."""
     from runner.suite import load_suite
-    from runner.sut.spacy_sut import SpacyNER
+    from runner.tasks.ner.sut.spacy_sut import SpacyNER
 
     monkeypatch.setattr(SpacyNER, "_predict_raw", scripted)
     mlm, enc = tiny_models

@@ -137,8 +137,10 @@ def test_html_report_is_self_contained_and_escaped(run_dir):
     assert '<table id="checks">' in html and html.count('<svg class="chart"') >= 3
     # hooks for the sections other parts of mtrun add
     template = (Path(__file__).resolve().parent.parent / "templates" / "report.html.j2").read_text()
-    for hook in ("partials/funnel.html.j2", "partials/categories.html.j2", "partials/repair.html.j2"):
-        assert f'{{% include "{hook}" ignore missing %}}' in template
+    assert '{% include "partials/funnel.html.j2" ignore missing %}' in template
+    # the task's own sections and its side-by-side view of a case come from the task
+    assert "{% for partial in task.report_partials %}{% include partial %}{% endfor %}" in template
+    assert "{% include task.case_template %}" in template
 
 
 def test_charts_escape_labels():
@@ -215,8 +217,9 @@ def test_diff_finds_new_and_fixed_violations(tmp_path, capsys):
 
 
 def test_section_hooks_render_partials(tmp_path, monkeypatch):
-    """Other parts of mtrun add sections through partials: funnel and categories get the results
-    (`r`), the repair partial gets each violation (`v`, with `v.repair`)."""
+    """Other parts of mtrun add sections through partials: the funnel and the task's sections (NER:
+    categories) get the results (`r`), the task's case partial (NER: with its repair partial)
+    gets each violation (`v`, with `v.repair`)."""
     import shutil
 
     from runner.report import writers
@@ -226,9 +229,9 @@ def test_section_hooks_render_partials(tmp_path, monkeypatch):
     (templates / "partials").mkdir(exist_ok=True)
     (templates / "partials" / "funnel.html.j2").write_text(
         '<p class="hook-funnel">{{ r.funnel.entity_shuffle.generated }}</p>', encoding="utf-8")
-    (templates / "partials" / "categories.html.j2").write_text(
+    (templates / "ner" / "categories.html.j2").write_text(
         '<p class="hook-cat">{{ r.categories | length }}</p>', encoding="utf-8")
-    (templates / "partials" / "repair.html.j2").write_text(
+    (templates / "ner" / "repair.html.j2").write_text(
         '{% if v.repair %}<p class="hook-repair">{{ v.repair.follow_up.text }}</p>{% endif %}',
         encoding="utf-8")
     monkeypatch.setattr(writers, "TEMPLATES_DIR", templates)

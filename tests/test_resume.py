@@ -112,7 +112,7 @@ def test_resume_cuts_a_batch_written_in_part(tmp_path, monkeypatch):
     (tmp_path / "s.yaml").write_text(
         "name: r\ntask: ner\nsut: {type: spacy}\ncorpus: {path: corpus.txt}\n"
         "transformations:\n  - type: entity_shuffle\nlimits: {batch_size: 1}\n", encoding="utf-8")
-    from runner.sut.spacy_sut import SpacyNER
+    from runner.tasks.ner.sut.spacy_sut import SpacyNER
 
     def scripted(self, texts):
         out = []

@@ -6,9 +6,10 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from runner.catalog import REGISTRIES
+from runner.errors import SuiteError
 from runner.schema import SCHEMA_PATH, build_schema, render
 from runner.suite import load_suite
+from runner.tasks import all_tasks, get_task
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITES = sorted((ROOT / "suites").glob("*.yaml"))
@@ -28,16 +29,32 @@ def test_shipped_suites_validate_and_reference_the_schema(suite):
     assert suite.read_text(encoding="utf-8").startswith(
         "# yaml-language-server: $schema=../schema/suite.schema.json")
     loaded = load_suite(suite)
-    Draft202012Validator(build_schema()).validate(loaded.config)  # filled config still valid
+    Draft202012Validator(build_schema(loaded.config["task"])).validate(loaded.config)
+    # what an editor checks as you type: the committed file, branch chosen by `task`
+    import yaml
+
+    editor = Draft202012Validator(json.loads(SCHEMA_PATH.read_text(encoding="utf-8")))
+    raw = yaml.safe_load(suite.read_text(encoding="utf-8"))
+    editor.validate(raw)
+    assert not editor.is_valid({**raw, "modle": 1})
+    assert not editor.is_valid({**raw, "sut": {**raw["sut"], "modle": "x"}})
+    assert not editor.is_valid({**raw, "task": "nre"})
+
+
+def test_unknown_task_is_a_suite_error_with_did_you_mean():
+    with pytest.raises(SuiteError, match="unknown task 'nre'; available: ner") as info:
+        get_task("nre")
+    assert info.value.hint == "did you mean 'ner'?"
 
 
 def test_readme_documents_every_component_and_key():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for registry in REGISTRIES.values():
-        for name in registry.names():
-            assert f"`{name}`" in readme, f"README.md does not mention {registry.kind} {name!r}"
-    for key in build_schema()["properties"]:
-        assert f"`{key}`" in readme, f"README.md does not document the key {key!r}"
+    for task in all_tasks():
+        for registry in task.registries().values():
+            for name in registry.names():
+                assert f"`{name}`" in readme, f"README.md does not mention {registry.kind} {name!r}"
+        for key in build_schema(task.name)["properties"]:
+            assert f"`{key}`" in readme, f"README.md does not document the key {key!r}"
 
 
 def test_readme_holds_the_two_commands_and_ci_runs_the_second():

@@ -3,8 +3,8 @@ import random
 
 import pytest
 
-from runner.transforms.structural_question import StructuralQuestion
-from runner.types import Prediction, Sentence, Span
+from runner.tasks.ner.transforms.structural_question import StructuralQuestion
+from runner.tasks.ner.types import Prediction, Sentence, Span
 
 pytestmark = pytest.mark.slow  # loads the spaCy pipeline
 

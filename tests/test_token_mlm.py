@@ -7,10 +7,10 @@ pytest.importorskip("transformers")
 
 from runner import models  # noqa: E402
 from runner.nlp import load_spacy  # noqa: E402
-from runner.transforms.candidates import (CandidateSource, MaskedLMCandidates,  # noqa: E402
-                                          match_case)
-from runner.transforms.token_mlm import TokenMLM  # noqa: E402
-from runner.types import Prediction, Sentence, Span  # noqa: E402
+from runner.text.candidates import (CandidateSource, MaskedLMCandidates,  # noqa: E402
+                                    match_case)
+from runner.tasks.ner.transforms.token_mlm import TokenMLM  # noqa: E402
+from runner.tasks.ner.types import Prediction, Sentence, Span  # noqa: E402
 from tests import tiny_models  # noqa: E402
 
 TEXT = "Old teachers walked to the big house and John smiled at the red car."
@@ -136,7 +136,7 @@ def test_wordnet_counts_table_matches_the_count_file(tmp_path, monkeypatch):
     monkeypatch.setenv("MTRUN_CACHE", str(tmp_path))
     _wordnet_or_skip()
     pytest.importorskip("lemminflect")
-    from runner.transforms.candidates import WordNetCandidates
+    from runner.text.candidates import WordNetCandidates
 
     src = WordNetCandidates()
     lemmas = [lem for word, pos in (("reject", "v"), ("angry", "a"), ("house", "n"),

@@ -1,7 +1,9 @@
 """The edit alignment: spans carried from a source to its follow-up without searching strings."""
 import pytest
 
-from runner.types import AlignmentError, Edit, FollowUp, Replacement, Span
+from runner.types import AlignmentError, Edit, FollowUp, Replacement
+
+from runner.tasks.ner.types import Span
 
 
 def _follow(src, reps):

@@ -98,8 +98,9 @@ def funnel_rows(funnel: dict[str, Any]) -> list[tuple[str, list[tuple[str, int]]
     return out
 
 
-def charts(results: dict[str, Any]) -> dict[str, Any]:
-    """Every chart of the first screen, as markup (None when there is nothing to draw)."""
+def charts(results: dict[str, Any], task: Any = None) -> dict[str, Any]:
+    """Every chart of the first screen, as markup (None when there is nothing to draw); the
+    task's own charts (NER: error categories) in ``task``, as (title, chart) pairs."""
     fail_on = results["suite"]["filled"]["report"].get("fail_on", {}) or {}
     per_rel = fail_on.get("relations") or {}
     overall_max = fail_on.get("max_violation_rate")
@@ -111,12 +112,8 @@ def charts(results: dict[str, Any]) -> dict[str, Any]:
             for s in results.get("summary", [])]
     out: dict[str, Any] = {
         "rates": rate_chart(rows, "Violation rate per transformation and relation") if rows else None,
-        "categories": None, "funnel": [],
+        "task": task.charts(results) if task is not None else [], "funnel": [],
     }
-    cats = results.get("categories") or {}
-    if cats:
-        items = sorted(cats.items(), key=lambda kv: (-kv[1], kv[0]))
-        out["categories"] = count_chart(items, "Violations per error category", cls="cat")
     for transformation, stages in funnel_rows(results.get("funnel") or {}):
         out["funnel"].append((transformation, count_chart(
             stages, f"Filter funnel of {transformation}", total=stages[0][1], cls="funnel")))

@@ -15,18 +15,23 @@ from typing import Any
 
 from runner.report.writers import TEMPLATES_DIR  # noqa: F401 (the template lives there)
 
-Key = tuple[str, str, str, str]
+Key = tuple[str, ...]
 
 
-def case_key(case: dict[str, Any]) -> Key:
-    return (case["source"]["text"], case["transformation"], case["follow_up"]["text"],
-            case["relation"])
+def case_key(case: dict[str, Any], task: Any = None) -> Key:
+    """What makes a case the same case in two runs: the task says (default: source text,
+    transformation, follow-up text, relation)."""
+    if task is None:
+        from runner.tasks import get_task, DEFAULT_TASK
+
+        task = get_task(DEFAULT_TASK)
+    return task.case_key(case)
 
 
-def _outcomes(results: dict[str, Any]) -> dict[Key, dict[str, Any]]:
+def _outcomes(results: dict[str, Any], task: Any) -> dict[Key, dict[str, Any]]:
     out: dict[Key, dict[str, Any]] = {}
     for case in results.get("cases", []):
-        key = case_key(case)
+        key = task.case_key(case)
         # the same group twice in one run (duplicate source sentences): a failure wins
         if key not in out or case["verdict"]["outcome"] == "fail":
             out[key] = case
@@ -38,6 +43,12 @@ def _delta(a: float | None, b: float | None) -> float | None:
 
 
 def compare(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    from runner.errors import MtrunError
+    from runner.tasks import task_of_results
+
+    task = task_of_results(new)
+    if task_of_results(old).name != task.name:
+        raise MtrunError(f"cannot compare a {task_of_results(old).name} run with a {task.name} run")
     old_rows = {(r["transformation"], r["relation"]): r for r in old.get("summary", [])}
     new_rows = {(r["transformation"], r["relation"]): r for r in new.get("summary", [])}
     keys = list(old_rows) + [k for k in new_rows if k not in old_rows]
@@ -56,7 +67,7 @@ def compare(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
                  for rel in rels]
     overall = {"old": _row(old["overall"]), "new": _row(new["overall"]),
                "delta": _delta(old["overall"]["violation_rate"], new["overall"]["violation_rate"])}
-    a_cases, b_cases = _outcomes(old), _outcomes(new)
+    a_cases, b_cases = _outcomes(old, task), _outcomes(new, task)
     new_violations, fixed = [], []
     for key, case in b_cases.items():
         if case["verdict"]["outcome"] == "fail":
@@ -71,6 +82,7 @@ def compare(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     still = sum(1 for k, c in b_cases.items() if c["verdict"]["outcome"] == "fail"
                 and k in a_cases and a_cases[k]["verdict"]["outcome"] == "fail")
     return {
+        "task": task,
         "old": _run_info(old), "new": _run_info(new),
         "rows": rows, "relations": relations, "overall": overall,
         "new_violations": new_violations, "fixed": fixed, "still_failing": still,
@@ -130,8 +142,10 @@ def console_diff(d: dict[str, Any], examples: int = 10) -> str:
             out += ["", f"{title} (first {min(examples, len(items))} of {len(items)}):"]
             for item in items[:examples]:
                 c = item["case"]
+                difference = d["task"].difference_text(c)
                 out.append(f"  {c['transformation']} · {c['relation']} · {state} {item[state]}: "
-                           f"{_oneline(c['follow_up']['text'])}")
+                           f"{_oneline(c['follow_up']['text'])}"
+                           + (f" — {_oneline(difference, 160)}" if difference else ""))
     return "\n".join(out)
 
 
@@ -141,17 +155,18 @@ def _oneline(text: str, n: int = 120) -> str:
 
 
 def write_diff_html(d: dict[str, Any], out_path: Path, limit: int = 2000) -> Path:
-    from runner.report.writers import _environment, violation_view
+    from runner.report.writers import _environment
 
     env = _environment()
     env.filters["pp"] = _pp
+    view = d["task"].case_view
     views = {
-        "new": [dict(violation_view(i["case"]), state=i["before"]) for i in d["new_violations"][:limit]],
-        "fixed": [dict(violation_view(i["case"]), state=i["after"],
-                       now=violation_view(i["now"]) if i["now"] else None)
+        "new": [dict(view(i["case"]), state=i["before"]) for i in d["new_violations"][:limit]],
+        "fixed": [dict(view(i["case"]), state=i["after"],
+                       now=view(i["now"]) if i["now"] else None)
                   for i in d["fixed"][:limit]],
     }
-    html = env.get_template("diff.html.j2").render(d=d, views=views, limit=limit)
+    html = env.get_template("diff.html.j2").render(d=d, views=views, limit=limit, task=d["task"])
     tmp = out_path.with_name(out_path.name + ".tmp")
     tmp.write_text(html, encoding="utf-8")
     os.replace(tmp, out_path)
@@ -185,7 +200,9 @@ def markdown_diff(d: dict[str, Any], examples: int = 10) -> str:
                           f"{len(items)}</summary>", ""]
             for item in items[:examples]:
                 c = item["case"]
+                difference = d["task"].difference_text(c)
                 lines.append(f"- {md_text(c['transformation'])} · {md_text(c['relation'])} "
-                             f"({state}: {md_text(item[state])}): {md_text(c['follow_up']['text'])}")
+                             f"({state}: {md_text(item[state])}): {md_text(c['follow_up']['text'])}"
+                             + (f" — {md_text(difference)}" if difference else ""))
             lines += ["", "</details>"]
     return "\n".join(lines) + "\n"

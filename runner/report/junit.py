@@ -35,17 +35,23 @@ def row_limit(results: dict[str, Any], relation: str) -> tuple[float, str]:
     return 0.0, "no threshold: any violation fails"
 
 
-def describe_example(case: dict[str, Any]) -> str:
+def describe_example(case: dict[str, Any], task: Any = None) -> str:
+    if task is None:
+        from runner.tasks import DEFAULT_TASK, get_task
+
+        task = get_task(DEFAULT_TASK)
     lines = [f"{case['id']}", f"  source:    {case['source']['text']}",
              f"  follow-up: {case['follow_up']['text']}"]
-    for d in case["verdict"].get("differences", []):
-        lines.append(f"  {d.get('text')!r}: {d.get('source') or 'NULL'} → {d.get('follow_up') or 'NULL'}")
-    if case["verdict"].get("categories"):
-        lines.append(f"  categories: {', '.join(case['verdict']['categories'])}")
+    difference = task.difference_text(case)
+    if difference:
+        lines.append(f"  {difference}")
     return "\n".join(lines)
 
 
 def build_junit(results: dict[str, Any], cases: CaseSource) -> ET.Element:
+    from runner.tasks import task_of_results
+
+    task = task_of_results(results)
     examples: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for case in cases_of(cases):
         if case["verdict"]["outcome"] == "fail":
@@ -90,7 +96,7 @@ def build_junit(results: dict[str, Any], cases: CaseSource) -> ET.Element:
             shown = examples.get((t, rel), [])
             failure.text = xml_text(
                 message + f"\n\nFirst {len(shown)} of {row['fail']} violations:\n\n"
-                + "\n\n".join(describe_example(c) for c in shown) + "\n")
+                + "\n\n".join(describe_example(c, task) for c in shown) + "\n")
         out = ET.SubElement(tc, "system-out")
         out.text = xml_text(f"sources {row['sources']}, applicable {row['applicable_sources']}, "
                             f"follow-ups {row['follow_ups']}, pass {row['pass']}, "

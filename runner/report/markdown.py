@@ -78,10 +78,11 @@ def render_markdown(results: dict[str, Any], cases: CaseSource,
     if examples:
         lines += ["", f"<details><summary>First {len(examples)} of {o['fail']} violations</summary>",
                   ""]
+        from runner.tasks import task_of_results
+
+        task = task_of_results(results)
         for c in examples:
-            diffs = "; ".join(f"{md_text(d.get('text'), 80)}: {md_text(d.get('source') or 'NULL')} → "
-                              f"{md_text(d.get('follow_up') or 'NULL')}"
-                              for d in c["verdict"].get("differences", []))
+            diffs = md_text(task.difference_text(c))
             lines += [f"- **{md_text(c['transformation'])} · {md_text(c['relation'])}** "
                       f"{md_text(c['id'], 120)}",
                       f"  - source: {md_text(c['source']['text'])}",

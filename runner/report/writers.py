@@ -86,7 +86,8 @@ def _parts(text: str, a: int, b: int, changed: list[tuple[int, int]]) -> list[di
     return parts
 
 
-def _changed_ranges(case: dict[str, Any]) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+def changed_ranges(case: dict[str, Any]) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """The character ranges the follow-up's edit changed: in the source, in the follow-up."""
     src, tgt, delta = [], [], 0
     source = case["source"]["text"]
     for r in case["follow_up"]["edit"]:
@@ -98,29 +99,6 @@ def _changed_ranges(case: dict[str, Any]) -> tuple[list[tuple[int, int]], list[t
                 tgt.append((start + delta, start + delta + len(new)))
         delta += len(new) - (end - start)
     return src, tgt
-
-
-def violation_view(case: dict[str, Any]) -> dict[str, Any]:
-    src_changed, tgt_changed = _changed_ranges(case)
-    verdict = case["verdict"]
-    types = sorted({e["label"] for side in ("source", "follow_up")
-                    for e in case[side]["entities"]})
-    view = {
-        "id": case["id"], "origin": case.get("origin", ""),
-        "transformation": case["transformation"], "relation": case["relation"],
-        "reason": verdict.get("reason", ""),
-        "differences": verdict.get("differences", []),
-        "categories": list(verdict.get("categories") or []),
-        "categories_basis": verdict.get("categories_basis", ""),
-        "types": types,
-        "source_text": case["source"]["text"], "follow_up_text": case["follow_up"]["text"],
-        "source": segments(case["source"]["text"], case["source"]["entities"], src_changed),
-        "follow_up": segments(case["follow_up"]["text"], case["follow_up"]["entities"], tgt_changed),
-        "meta": case["follow_up"].get("meta", {}),
-        "repair": case.get("repair"),
-        "gold": case.get("gold"),
-    }
-    return view
 
 
 def script_json(data: Any) -> str:
@@ -177,7 +155,9 @@ def relation_checks(results: dict[str, Any]) -> list[dict[str, Any]]:
 
 def write_html(results: dict[str, Any], cases: "CaseSource", out_path: Path) -> Path:
     from runner.report.charts import charts
+    from runner.tasks import task_of_results
 
+    task = task_of_results(results)
     env = _environment()
     limit = results["suite"]["filled"]["report"]["max_violations_shown"]
     violations, n_violations, labels, categories = [], 0, set(), set()
@@ -190,7 +170,7 @@ def write_html(results: dict[str, Any], cases: "CaseSource", out_path: Path) -> 
             continue
         n_violations += 1
         if len(violations) < limit:
-            view = violation_view(case)
+            view = task.case_view(case)
             violations.append(view)
             labels.update(view["types"])
             categories.update(view["categories"])
@@ -207,7 +187,8 @@ def write_html(results: dict[str, Any], cases: "CaseSource", out_path: Path) -> 
     }
     html = env.get_template("report.html.j2").render(
         r=results, violations=violations, n_violations=n_violations, shown_limit=limit,
-        labels=sorted(labels), checks=relation_checks(results), charts=charts(results),
+        labels=sorted(labels), checks=relation_checks(results), charts=charts(results, task),
+        task=task,
         index=index, filters={"transformation": transformations, "relation": relations,
                               "category": sorted(categories), "type": sorted(labels)},
         errors=errors)
@@ -230,6 +211,6 @@ def console_summary(results: dict[str, Any]) -> str:
     table = tabulate(rows, headers=["transformation", "relation", "sources", "applicable",
                                     "follow-ups", "pass", "violations", "skip/error", "rate"],
                      tablefmt="simple")
-    from runner.repair.summary import console_lines
+    from runner.tasks import task_of_results
 
-    return "\n".join([table, *console_lines(results)])
+    return "\n".join([table, *task_of_results(results).console_lines(results)])

@@ -1,4 +1,12 @@
-"""What every NER system under test is: batched prediction, a label map, a prediction cache."""
+"""What every system under test is, for any task: batched prediction through the in-run and the
+persistent cache, chunks split on failure, bounded concurrency, a label map.
+
+A task's systems subclass :class:`SystemUnderTest` (NER's through
+:class:`runner.tasks.ner.sut.base.NERSystem`): they say how one batch of inputs is sent
+(:meth:`_predict_raw`), what the raw answer about one input becomes (:meth:`_convert`, e.g. the
+label map applied), how a raw answer is checked (:meth:`_check_raw`) and, when an input is not a
+string, what identifies it in the caches (:meth:`input_key`).
+"""
 from __future__ import annotations
 
 import hashlib
@@ -7,57 +15,19 @@ from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterator, Mapping, Sequence
 
-from runner.types import Prediction, Span
-
-# Labels of the suite's common types. A label map sends a system's own labels to these (or to
-# None: "not an entity for this suite"); labels absent from the map are dropped unless
-# ``keep_unmapped`` is set, and every dropped label is counted for the report.
-ONTONOTES_TO_COMMON: dict[str, str | None] = {
-    "PERSON": "PERSON",
-    "GPE": "LOCATION", "LOC": "LOCATION", "FAC": "LOCATION",
-    "ORG": "ORGANIZATION",
-    "NORP": "MISC", "EVENT": "MISC", "PRODUCT": "MISC", "WORK_OF_ART": "MISC", "LAW": "MISC",
-    "LANGUAGE": "MISC",
-    "DATE": None, "TIME": None, "PERCENT": None, "MONEY": None, "QUANTITY": None,
-    "ORDINAL": None, "CARDINAL": None,
-}
-CONLL_TO_COMMON: dict[str, str | None] = {
-    "PER": "PERSON", "LOC": "LOCATION", "ORG": "ORGANIZATION", "MISC": "MISC",
-}
-
-# Azure AI Language NER categories (the subcategory, e.g. Location/GPE, is not used for the map).
-AZURE_TO_COMMON: dict[str, str | None] = {
-    "Person": "PERSON", "Location": "LOCATION", "Organization": "ORGANIZATION",
-    "Event": "MISC", "Product": "MISC",
-    "PersonType": None, "Skill": None, "Address": None, "PhoneNumber": None, "Email": None,
-    "URL": None, "IP": None, "DateTime": None, "Quantity": None,
-}
-# AWS Comprehend DetectEntities types.
-AWS_TO_COMMON: dict[str, str | None] = {
-    "PERSON": "PERSON", "LOCATION": "LOCATION", "ORGANIZATION": "ORGANIZATION",
-    "COMMERCIAL_ITEM": "MISC", "EVENT": "MISC", "TITLE": "MISC", "OTHER": "MISC",
-    "DATE": None, "QUANTITY": None,
-}
-# A JSON endpoint's labels: both the CoNLL and the spelled-out names.
-HTTP_TO_COMMON: dict[str, str | None] = {
-    "PER": "PERSON", "PERSON": "PERSON", "LOC": "LOCATION", "LOCATION": "LOCATION",
-    "ORG": "ORGANIZATION", "ORGANIZATION": "ORGANIZATION", "MISC": "MISC",
-}
-
-RawSpan = tuple[int, int, str, "float | None"]  # start, end (character offsets), raw label, score
-
 
 class PredictionCache:
-    """Bounded LRU of predictions keyed by (system fingerprint, text), shared within a run so that
-    the same text (e.g. a follow-up two transformations both make) is never predicted twice."""
+    """Bounded LRU of predictions keyed by (system fingerprint, input key), shared within a run so
+    that the same input (e.g. a follow-up two transformations both make) is never predicted
+    twice."""
 
     def __init__(self, max_entries: int = 200_000) -> None:
         self.max_entries = max_entries
-        self._data: OrderedDict[tuple[str, str], Prediction] = OrderedDict()
+        self._data: OrderedDict[tuple[str, str], Any] = OrderedDict()
         self.hits = 0
         self.misses = 0
 
-    def get(self, key: tuple[str, str]) -> Prediction | None:
+    def get(self, key: tuple[str, str]) -> Any:
         value = self._data.get(key)
         if value is None:
             self.misses += 1
@@ -66,7 +36,7 @@ class PredictionCache:
         self._data.move_to_end(key)
         return value
 
-    def put(self, key: tuple[str, str], value: Prediction) -> None:
+    def put(self, key: tuple[str, str], value: Any) -> None:
         self._data[key] = value
         self._data.move_to_end(key)
         while len(self._data) > self.max_entries:
@@ -77,8 +47,9 @@ class PredictionCache:
 
 
 class SystemUnderTest:
-    """Subclasses set ``name``, implement :meth:`_predict_raw` (one batched call for many texts)
-    and :meth:`describe`. Everything else — label mapping, caching, batching — lives here."""
+    """Subclasses set ``name``, implement :meth:`_predict_raw` (one batched call for many inputs),
+    :meth:`_convert` and :meth:`describe`. Everything else — caching, batching, splitting a failed
+    chunk, concurrency — lives here. An input is the task's (NER: a text)."""
 
     name: ClassVar[str]
     remote: ClassVar[bool] = False  # a paid or rate-limited service: persistent cache on by default
@@ -100,8 +71,25 @@ class SystemUnderTest:
         self.unaligned_spans = 0  # entities whose text is nowhere in the sentence (dropped)
 
     # -- to implement ----------------------------------------------------------------------
-    def _predict_raw(self, texts: Sequence[str]) -> list[list[RawSpan]]:
+    def _predict_raw(self, texts: Sequence[Any]) -> list[Any]:
+        """One raw answer (JSON-serialisable: it goes to the persistent cache) per input, in
+        order; raises :class:`~runner.sut.remote.SUTCallError` when the call failed for good, or
+        puts one in the place of an input the system could not answer."""
         raise NotImplementedError
+
+    def _convert(self, raw: Any) -> Any:
+        """The task's prediction from one raw answer (e.g. with the label map applied)."""
+        raise NotImplementedError
+
+    def _check_raw(self, item: Any, raw: Any) -> None:
+        """Raise when ``raw`` cannot be an answer about ``item`` (e.g. offsets outside it)."""
+
+    def input_key(self, item: Any) -> str:
+        """What identifies an input in the caches: the text itself for a string input."""
+        if isinstance(item, str):
+            return item
+        raise NotImplementedError(f"{self.name}: inputs of type {type(item).__name__} need an "
+                                  "input_key")
 
     def describe(self) -> dict[str, Any]:
         """Backend, model name and version: shown in reports, part of the cache fingerprint."""
@@ -113,27 +101,15 @@ class SystemUnderTest:
                               "keep_unmapped": self.keep_unmapped}, sort_keys=True, default=str)
         return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
-    def _map(self, raw: list[RawSpan]) -> Prediction:
-        spans = []
-        for start, end, label, score in raw:
-            if label in self.label_map:
-                common = self.label_map[label]
-            else:
-                common = label if self.keep_unmapped else None
-            if common is None:
-                self.dropped_labels[label] += 1
-                continue
-            spans.append(Span(start, end, common, label, score))
-        return Prediction(tuple(sorted(spans)))
-
     def raw_fingerprint(self) -> str:
         """The key of the persistent cache: what the system is, without the suite's label map
         (raw answers are stored, so another label map reuses them). Never holds a secret."""
         payload = json.dumps({"sut": self.describe()}, sort_keys=True, default=str)
         return hashlib.sha256(payload.encode()).hexdigest()[:32]
 
-    def predict(self, texts: Sequence[str]) -> list[Prediction]:
-        """Predictions for ``texts`` in order; cached texts are not sent again, duplicates once.
+    def predict(self, texts: Sequence[Any]) -> list[Any]:
+        """Predictions for ``texts`` (inputs) in order; cached ones are not sent again, duplicates
+        once.
         Raises :class:`~runner.sut.remote.SUTCallError` when a text could not be predicted."""
         from runner.sut.remote import SUTCallError
 
@@ -143,51 +119,54 @@ class SystemUnderTest:
                 raise SUTCallError(p.reason)
         return out  # type: ignore[return-value]
 
-    def predict_outcomes(self, texts: Sequence[str]) -> list["Prediction | SUTFailure"]:
+    def predict_outcomes(self, texts: Sequence[Any]) -> list[Any]:
         """Like :meth:`predict`, but a text whose call still failed after the system's retries
         gives a :class:`SUTFailure` in its place instead of stopping the run. Failures are not
         cached: a later run (or ``--resume``) asks again."""
         from runner.sut.remote import SUTCallError
 
         fp = self.fingerprint_cached
-        out: list[Prediction | None] = [self.cache.get((fp, t)) for t in texts]
-        todo = list(dict.fromkeys(t for t, p in zip(texts, out) if p is None))
-        fresh: dict[str, Prediction | SUTFailure] = {}
+        keys = [self.input_key(t) for t in texts]
+        out: list[Any] = [self.cache.get((fp, k)) for k in keys]
+        by_key = dict(zip(keys, texts))
+        todo = list(dict.fromkeys(k for k, p in zip(keys, out) if p is None))
+        fresh: dict[str, Any] = {}
         if self.store is not None and todo:
             raw_fp = self.raw_fingerprint_cached
-            for text, raw in self.store.get_many(raw_fp, todo).items():
-                fresh[text] = pred = self._map(raw)
-                self.cache.put((fp, text), pred)
+            for key, raw in self.store.get_many(raw_fp, todo).items():
+                fresh[key] = pred = self._convert(raw)
+                self.cache.put((fp, key), pred)
                 self.persistent_hits += 1
-            todo = [t for t in todo if t not in fresh]
+            todo = [k for k in todo if k not in fresh]
         chunks = [todo[i:i + self.batch_size] for i in range(0, len(todo), self.batch_size)]
-        for chunk, (n_calls, raw) in self._call_chunks(chunks):
+        for chunk, (n_calls, raw) in self._call_chunks([[by_key[k] for k in c] for c in chunks]):
             self.calls += n_calls
             self.texts_sent += len(chunk)
             if len(raw) != len(chunk):
                 raise RuntimeError(f"{self.name}: {len(raw)} predictions for {len(chunk)} texts")
             answers = {}
-            for text, r in zip(chunk, raw):
+            for item, r in zip(chunk, raw):
+                key = self.input_key(item)
                 if isinstance(r, SUTCallError):
-                    fresh[text] = SUTFailure(str(r))
+                    fresh[key] = SUTFailure(str(r))
                     continue
-                _check_offsets(self.name, text, r)
-                fresh[text] = pred = self._map(r)
-                self.cache.put((fp, text), pred)
-                answers[text] = r
+                self._check_raw(item, r)
+                fresh[key] = pred = self._convert(r)
+                self.cache.put((fp, key), pred)
+                answers[key] = r
             if self.store is not None:
                 self.store.put_many(self.raw_fingerprint_cached, answers)
         self.failed_texts += sum(isinstance(p, SUTFailure) for p in fresh.values())
-        return [p if p is not None else fresh[t] for t, p in zip(texts, out)]
+        return [p if p is not None else fresh[k] for k, p in zip(keys, out)]
 
-    def _call_chunks(self, chunks: list[list[str]]) -> Iterator[tuple[list[str], tuple[int, list]]]:
+    def _call_chunks(self, chunks: list[list[Any]]) -> Iterator[tuple[list[Any], tuple[int, list]]]:
         """(chunk, (calls made, one answer or SUTCallError per text)) in order, with up to
         ``concurrency`` chunks in flight. A chunk that fails for good (not by throttling: asking
         a throttling service more often does not help) is split in halves and each half asked
         again, so one text the service cannot take does not fail its neighbours."""
         from runner.sut.remote import SUTCallError
 
-        def call(chunk: list[str]) -> tuple[int, list]:
+        def call(chunk: list[Any]) -> tuple[int, list]:
             try:
                 return 1, list(self._predict_raw(chunk))
             except SUTCallError as exc:
@@ -246,10 +225,3 @@ class SUTFailure:
     """In place of a prediction: the system could not be queried about this text."""
 
     reason: str
-
-
-def _check_offsets(name: str, text: str, raw: list[RawSpan]) -> None:
-    for start, end, label, _ in raw:
-        if not (0 <= start < end <= len(text)):
-            raise RuntimeError(f"{name} returned span {start}..{end} ({label}) outside a text of "
-                               f"{len(text)} characters: {text[:80]!r}")

@@ -1,7 +1,9 @@
 """The persistent prediction cache: one SQLite file (standard library) shared by runs and suites.
 
-Rows are keyed by (system fingerprint, text) and hold the system's *raw* answer (character spans
-with the system's own labels, before the suite's label map), so a re-run, a resumed run or a second
+Rows are keyed by (system fingerprint, input key) and hold the system's *raw* answer as JSON (for
+NER: character spans with the system's own labels, before the suite's label map; the input key is
+the text, or what the task says identifies an input, e.g. text + head + tail for relation
+extraction), so a re-run, a resumed run or a second
 suite with another label map never pays twice for the same call. The fingerprint is a hash of the
 system's description (backend, model, endpoint, API version, parameters): it never contains a
 secret, and the cache holds no credential.
@@ -24,7 +26,7 @@ from runner.errors import MtrunError
 SCHEMA_VERSION = "1"
 _CHUNK = 500  # SQLite host parameters per query stay well below its limit
 
-RawAnswer = list[tuple[int, int, str, "float | None"]]
+RawAnswer = Any  # what the system said about one input, as JSON (NER: [start, end, label, score])
 
 
 class CacheError(MtrunError):
@@ -72,7 +74,7 @@ class PersistentCache:
                     f"SELECT text, spans FROM predictions WHERE fingerprint = ? AND text IN ({marks})",
                     [fingerprint, *part]).fetchall()
                 for text, spans in rows:
-                    found[text] = [(int(s), int(e), str(lab), sc) for s, e, lab, sc in json.loads(spans)]
+                    found[text] = json.loads(spans)
         self.hits += len(found)
         return found
 
@@ -80,8 +82,8 @@ class PersistentCache:
         if not answers:
             return
         now = time.time()
-        rows = [(fingerprint, text, json.dumps([list(s) for s in spans], ensure_ascii=False), now)
-                for text, spans in answers.items()]
+        rows = [(fingerprint, text, json.dumps(answer, ensure_ascii=False), now)
+                for text, answer in answers.items()]
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:

@@ -90,7 +90,7 @@ class CandidateFinder:
                  mlm_top_k: int = 10) -> None:
         self.wn_source = None
         if wordnet:
-            from runner.transforms.candidates import WordNetCandidates
+            from runner.text.candidates import WordNetCandidates
 
             self.wn_source = WordNetCandidates()
         self.synonyms_per_token = synonyms_per_token
@@ -130,7 +130,7 @@ class CandidateFinder:
         return out
 
     def find(self, doc: Any, tokens: Sequence[int]) -> list[Candidate]:
-        from runner.transforms.candidates import match_case
+        from runner.text.candidates import match_case
 
         out: list[Candidate] = []
         seen: set[tuple[int, str]] = set()

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 from urllib.parse import urlsplit
 
-from runner.sut.base import RawSpan, SystemUnderTest
+from runner.tasks.ner.sut.base import NERSystem, RawSpan
 from runner.sut.remote import (RetryPolicy, SUTCallError, count_unaligned, post_json, realign,
                                require_env, utf16_to_codepoint)
 
@@ -19,7 +19,7 @@ MAX_DOCUMENTS = 5
 MAX_CHARACTERS = 5120
 
 
-class AzureNER(SystemUnderTest):
+class AzureNER(NERSystem):
     name = "azure"
     remote = True
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from runner.nlp import load_spacy, pipeline_info
-from runner.sut.base import RawSpan, SystemUnderTest
+from runner.tasks.ner.sut.base import NERSystem, RawSpan
 
 
-class SpacyNER(SystemUnderTest):
+class SpacyNER(NERSystem):
     name = "spacy"
 
     def __init__(self, *, model: str, **kwargs: Any) -> None:

@@ -19,8 +19,9 @@ import random
 from typing import Any, Sequence
 
 from runner.transforms.base import Transformation
-from runner.transforms.candidates import make_source, match_case
-from runner.types import Edit, FollowUp, Prediction, Replacement, Sentence
+from runner.text.candidates import make_source, match_case
+from runner.types import Edit, FollowUp, Replacement
+from runner.tasks.ner.types import Prediction, Sentence
 
 
 class TokenMLM(Transformation):

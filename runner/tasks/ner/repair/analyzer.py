@@ -1,7 +1,7 @@
 """What the engine calls after each batch's verdicts: error categories for every violation,
 repair of both sentences when ``repair.enabled``, and gold metrics when the corpus has gold spans.
 
-All the batch's suspicious entities are relabelled together (:class:`~runner.repair.relabel.
+All the batch's suspicious entities are relabelled together (:class:`~runner.tasks.ner.repair.relabel.
 Relabeler`): one masked-LM pass per chunk, one encoder call and one system call for every mutant
 sentence of the batch.
 """
@@ -11,12 +11,13 @@ import dataclasses
 from collections import Counter
 from typing import Any, Callable, Sequence
 
-from runner.repair.categories import CATEGORIES, against_reference, between_predictions, ordered
-from runner.repair.gold import GoldTally, project_gold, same_entities
-from runner.repair.locate import locate
-from runner.repair.relabel import (CorpusEntityCandidates, Job, MaskedLMCandidates, Params,
+from runner.tasks.ner.repair.categories import CATEGORIES, against_reference, between_predictions, ordered
+from runner.tasks.ner.repair.gold import GoldTally, project_gold, same_entities
+from runner.tasks.ner.repair.locate import locate
+from runner.tasks.ner.repair.relabel import (CorpusEntityCandidates, Job, MaskedLMCandidates, Params,
                                    Relabeler, repaired)
-from runner.types import Outcome, Prediction, Sentence, TestCase
+from runner.types import Outcome, TestCase
+from runner.tasks.ner.types import Prediction, Sentence
 
 
 class Stats:

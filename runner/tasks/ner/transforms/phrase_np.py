@@ -21,8 +21,9 @@ from typing import Any
 
 from runner.errors import ModelNotAvailable
 from runner.transforms.base import Transformation
-from runner.transforms.candidates import make_source, match_case
-from runner.types import Edit, FollowUp, Prediction, Replacement, Sentence
+from runner.text.candidates import make_source, match_case
+from runner.types import Edit, FollowUp, Replacement
+from runner.tasks.ner.types import Prediction, Sentence
 
 _VOWEL_SOUND = re.compile(r"^(?:[aeio]|u(?!ni|se|su|ro|ti|tu|ku|bi)|hour|honou?r|heir|honest)", re.I)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from runner.errors import ModelNotAvailable
-from runner.sut.base import RawSpan, SystemUnderTest
+from runner.tasks.ner.sut.base import NERSystem, RawSpan
 from runner.sut.remote import (Retry, RetryPolicy, SUTAuthError, SUTCallError, count_unaligned,
                                parse_retry_after, realign)
 
@@ -28,7 +28,7 @@ _AUTH_CODES = {"UnrecognizedClientException", "InvalidSignatureException", "Acce
                "IncompleteSignature", "SignatureDoesNotMatch"}
 
 
-class ComprehendNER(SystemUnderTest):
+class ComprehendNER(NERSystem):
     name = "aws"
     remote = True
 

@@ -15,7 +15,9 @@ from __future__ import annotations
 import re
 from typing import Iterable, Sequence
 
-from runner.types import Edit, Span
+from runner.types import Edit
+
+from runner.tasks.ner.types import Span
 
 CATEGORIES = ("omission", "over-labeling", "incorrect category", "range error")
 

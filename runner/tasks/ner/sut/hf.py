@@ -25,7 +25,7 @@ from typing import Any, Mapping, Sequence
 
 from runner.errors import ModelNotAvailable, MtrunError
 from runner.models.loading import pad_batch
-from runner.sut.base import CONLL_TO_COMMON, RawSpan, SystemUnderTest
+from runner.tasks.ner.sut.base import CONLL_TO_COMMON, NERSystem, RawSpan
 
 AGGREGATIONS = ("first", "max", "average")
 _BEGIN, _INSIDE, _END, _SINGLE = "B", "I", "E", "S"
@@ -103,7 +103,7 @@ def _hint(model: str) -> str:
             f"{model!r}).save_pretrained(DIR), then copy DIR here)")
 
 
-class HuggingFaceNER(SystemUnderTest):
+class HuggingFaceNER(NERSystem):
     name = "hf"
 
     def __init__(self, *, model: str, revision: str | None = None, aggregation: str = "first",

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from runner.errors import ModelNotAvailable
-from runner.sut.base import RawSpan, SystemUnderTest
+from runner.tasks.ner.sut.base import NERSystem, RawSpan
 
 
-class FlairNER(SystemUnderTest):
+class FlairNER(NERSystem):
     name = "flair"
 
     def __init__(self, *, model: str, device: str = "cpu", **kwargs: Any) -> None:

@@ -17,8 +17,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Sequence
 
-from runner.repair.locate import label_at
-from runner.types import Edit, Span
+from runner.tasks.ner.repair.locate import label_at
+from runner.types import Edit
+from runner.tasks.ner.types import Span
 
 
 def project_gold(gold: Sequence[Span], edit: Edit) -> tuple[Span, ...] | None:

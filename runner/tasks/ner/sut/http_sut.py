@@ -16,14 +16,14 @@ from typing import Any, Mapping, Sequence
 from urllib.parse import urlsplit
 
 from runner.errors import ModelNotAvailable
-from runner.sut.base import SystemUnderTest
+from runner.tasks.ner.sut.base import NERSystem
 from runner.sut.remote import (RetryPolicy, SUTCallError, count_unaligned, post_json, realign,
                                utf16_to_codepoint, utf8_to_codepoint)
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-class HttpNER(SystemUnderTest):
+class HttpNER(NERSystem):
     name = "http"
     remote = True
 

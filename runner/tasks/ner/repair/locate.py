@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from runner.repair.categories import occurrences
-from runner.types import Span
+from runner.tasks.ner.repair.categories import occurrences
+from runner.tasks.ner.types import Span
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,9 @@ import re
 from collections import Counter
 from typing import Any, ClassVar, Sequence
 
-from runner.types import FollowUp, Outcome, Prediction, Span, Verdict
+from runner.types import FollowUp, Outcome, Verdict
+
+from runner.tasks.ner.types import Prediction, Span
 
 
 class Relation:

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from runner.errors import ModelNotAvailable
-from runner.sut.base import RawSpan, SystemUnderTest
+from runner.tasks.ner.sut.base import NERSystem, RawSpan
 
 
-class StanzaNER(SystemUnderTest):
+class StanzaNER(NERSystem):
     name = "stanza"
 
     def __init__(self, *, lang: str = "en", model_dir: str | None = None,

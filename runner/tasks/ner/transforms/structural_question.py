@@ -26,7 +26,8 @@ import random
 from typing import Any
 
 from runner.transforms.base import Transformation
-from runner.types import FollowUp, Prediction, Replacement, Sentence
+from runner.types import FollowUp, Replacement
+from runner.tasks.ner.types import Prediction, Sentence
 
 _SUBJECT_DEPS = {"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"}
 _AUX_DEPS = {"aux", "auxpass"}

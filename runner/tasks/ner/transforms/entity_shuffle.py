@@ -8,7 +8,8 @@ from collections import defaultdict
 from typing import Any, Sequence
 
 from runner.transforms.base import Transformation
-from runner.types import FollowUp, Prediction, Replacement, Sentence, Span
+from runner.types import FollowUp, Replacement
+from runner.tasks.ner.types import Prediction, Sentence, Span
 
 # Random permutations tried per wanted follow-up before giving up on finding a new one.
 _ATTEMPTS_PER_FOLLOW_UP = 20

@@ -1,0 +1,46 @@
+"""JSON Schema of parameters that components of every task share (systems under test, models)."""
+from __future__ import annotations
+
+from typing import Any
+
+
+def label_map(default: dict[str, str | None]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "description": "System label → the suite's common type; null drops the label.",
+        "additionalProperties": {"type": ["string", "null"], "minLength": 1},
+        "default": dict(default),
+    }
+
+
+KEEP_UNMAPPED = {"type": "boolean", "default": False,
+                 "description": "Keep labels missing from label_map under their own name "
+                                "(otherwise they are dropped and counted in the report)."}
+
+
+def batch(default: int) -> dict[str, Any]:
+    return {"type": "integer", "minimum": 1, "maximum": 4096, "default": default,
+            "description": "Texts per call to the system."}
+
+
+RETRY = {
+    "type": "object", "additionalProperties": False,
+    "description": "Retries with exponential backoff and jitter on 429, 5xx, throttling, timeouts "
+                   "and dropped connections; a Retry-After from the service is honoured.",
+    "properties": {
+        "max_retries": {"type": "integer", "minimum": 0, "maximum": 100, "default": 6},
+        "backoff_base": {"type": "number", "minimum": 0, "default": 0.5,
+                         "description": "Seconds; attempt n waits up to base·2ⁿ."},
+        "backoff_max": {"type": "number", "minimum": 0, "default": 30,
+                        "description": "Longest wait between attempts, in seconds."},
+        "timeout": {"type": "number", "exclusiveMinimum": 0, "default": 30,
+                    "description": "Seconds per request."},
+    },
+    "default": {},
+}
+CONCURRENCY = {"type": "integer", "minimum": 1, "maximum": 64, "default": 4,
+               "description": "Requests in flight at once."}
+
+MODEL_BATCH = {"type": "integer", "minimum": 1, "maximum": 4096, "default": 32,
+               "description": "Inputs per model forward pass."}
+FP16 = {"type": "boolean", "default": False, "description": "Half precision (CUDA only)."}

@@ -1,0 +1,1 @@
+"""NER systems under test (spacy, hf, azure, aws, http, flair, stanza) and their label maps."""

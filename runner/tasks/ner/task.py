@@ -1,0 +1,204 @@
+"""Named-entity recognition as an mtrun task (TIN, SPEC §1).
+
+An input is a sentence's text; a prediction is a :class:`~runner.tasks.ner.types.Prediction` (the
+labelled character spans, in the suite's common types); the expected answer of a follow-up is the
+source's spans carried through the edit; violations get error categories and, with
+``repair.enabled``, a repaired prediction (:mod:`runner.tasks.ner.repair`).
+
+Shapes the python system under test exchanges: an input is the text (a ``str``); a prediction is
+a list of ``{"start": int, "end": int, "label": str, "score"?: float}`` character spans (end
+exclusive, code points), labels mapped by the suite's ``label_map`` like any other system.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from runner.tasks.base import Task
+from runner.tasks.ner.types import Prediction
+from runner.types import FollowUp, TestCase, Verdict
+
+_REPAIR_SECTION = {
+    "type": "object", "additionalProperties": False, "default": {},
+    "description": "Repair of violations (TIN §3.5).",
+    "properties": {
+        "enabled": {"type": "boolean", "default": False},
+        "candidates": {"enum": ["masked_lm", "corpus"], "default": "masked_lm",
+                       "description": "Where mutant entities come from: masked_lm (TIN: "
+                                      "each word/sub-word masked, raw logits) or corpus "
+                                      "(entities seen elsewhere in the corpus, scored by "
+                                      "the masked LM's standardised logit)."},
+        "masked_lm": {"type": "string", "default": "bert-base-cased"},
+        "encoder": {"type": "string", "default": "bert-base-cased",
+                    "description": "Contextual embeddings for SThreshold."},
+        "top_k": {"type": "integer", "minimum": 1, "default": 10},
+        "PThreshold": {"type": "number", "minimum": 0, "default": 5.5,
+                       "description": "Minimum score p of a candidate: the raw logit "
+                                      "(masked_lm) or the standardised logit (corpus)."},
+        "SThreshold": {"type": "number", "minimum": -1, "maximum": 1, "default": 0.45},
+        "k": {"type": "number", "default": 2.5},
+        "alpha": {"type": "number", "minimum": 0, "default": 0.2},
+        "lambda": {"type": "number", "minimum": 0, "default": 0.5},
+    },
+}
+
+
+class NERTask(Task):
+    name = "ner"
+    description = "named-entity recognition: labelled character spans (TIN)"
+    corpus_extensions = {".txt": "text", ".text": "text", ".jsonl": "jsonl", ".ndjson": "jsonl",
+                         ".conll": "conll", ".bio": "conll", ".iob": "conll", ".iob2": "conll"}
+    case_template = "ner/case.html.j2"
+    legend_template = "ner/legend.html.j2"
+    report_partials = ("ner/categories.html.j2",)
+    types_column = "Entity types"
+
+    # -- what a suite may say ------------------------------------------------------------------
+    def registries(self) -> dict[str, Any]:
+        from runner.tasks.ner.catalog import REGISTRIES
+
+        return REGISTRIES
+
+    def corpus_schema(self) -> dict[str, Any]:
+        return {
+            "type": "object", "additionalProperties": False, "required": ["path"],
+            "properties": {
+                "path": {"type": "string", "minLength": 1,
+                         "description": "Relative to the suite file."},
+                "format": {"enum": ["auto", "text", "jsonl", "conll"], "default": "auto",
+                           "description": "auto: by extension (.txt, .jsonl, .conll/.bio/.iob)."},
+                "gold_label_map": {
+                    "type": "object", "additionalProperties": {"type": ["string", "null"]},
+                    "default": {"PER": "PERSON", "LOC": "LOCATION", "ORG": "ORGANIZATION",
+                                "MISC": "MISC"},
+                    "description": "Gold label → common type (labels not listed are kept)."},
+            },
+        }
+
+    def sections(self) -> dict[str, dict[str, Any]]:
+        return {"repair": _REPAIR_SECTION}
+
+    def cross_check(self, suite: Any) -> None:
+        for i, t in enumerate(suite.config["transformations"]):
+            if t.get("sense2vec"):
+                folder = (suite.path.parent / t["sense2vec"]).resolve()
+                if not folder.is_dir():
+                    raise suite.error(f"sense2vec folder not found: {folder}",
+                                      ("transformations", i, "sense2vec"),
+                                      hint="paths are relative to the suite file's folder")
+                t["sense2vec"] = str(folder)
+            if t["type"] == "phrase_np" and t.get("source") == "sense2vec" and not t.get("sense2vec"):
+                raise suite.error("source sense2vec needs the `sense2vec:` folder of its vectors",
+                                  ("transformations", i, "source"))
+
+    def system_base(self) -> type:
+        from runner.tasks.ner.sut.base import NERSystem
+
+        return NERSystem
+
+    # -- inputs --------------------------------------------------------------------------------
+    def corpus(self, suite: Any) -> Any:
+        from runner.tasks.ner.corpus import CorpusReader
+
+        cfg = suite.config
+        c = cfg["corpus"]
+        return CorpusReader(suite.corpus_path, c["format"],
+                            max_sentence_chars=cfg["limits"]["max_sentence_chars"],
+                            gold_label_map=c["gold_label_map"])
+
+    # -- judging -------------------------------------------------------------------------------
+    def empty_prediction(self) -> Prediction:
+        return Prediction(())
+
+    def expected(self, source: Any, prediction: Prediction, follow_up: FollowUp) -> tuple:
+        """The source's entities as they read in the follow-up (the edit's alignment); an entity
+        the edit cut through has no image and is left out."""
+        if follow_up.edit is None:
+            return ()
+        return tuple(img for img in map(follow_up.edit.map_span, prediction.spans)
+                     if img is not None)
+
+    def judge(self, relation: Any, *, source: Any, source_prediction: Any, follow_up: FollowUp,
+              follow_up_prediction: Any, expected: Any) -> Verdict:
+        return relation.check(source_text=source.text, follow_up=follow_up,
+                              source_prediction=source_prediction,
+                              follow_up_prediction=follow_up_prediction, expected=expected)
+
+    def analyzer(self, cfg: dict[str, Any], sut: Any, log: Callable[[str], None]) -> Any:
+        from runner.tasks.ner.repair.analyzer import ViolationAnalyzer
+
+        return ViolationAnalyzer.from_config(cfg, sut, log)
+
+    # -- serialisation -------------------------------------------------------------------------
+    def source_to_json(self, source: Any, prediction: Prediction) -> dict[str, Any]:
+        d: dict[str, Any] = {"text": source.text, "entities": prediction.to_json()}
+        if source.gold is not None:
+            d["gold"] = [s.to_json() for s in source.gold]
+        return d
+
+    def follow_up_to_json(self, case: TestCase) -> dict[str, Any]:
+        f = case.follow_up
+        return {"text": f.text, "entities": case.follow_up_prediction.to_json(),
+                "expected": [s.to_json() for s in case.expected or ()],
+                "edit": f.edit.to_json() if f.edit is not None else [], "meta": f.meta}
+
+    def prediction_from_json(self, data: Any, item: Any) -> list[list[Any]]:
+        if not isinstance(data, (list, tuple)):
+            raise ValueError(f"expected a list of {{start, end, label}} spans, got "
+                             f"{type(data).__name__}")
+        out = []
+        for k, span in enumerate(data):
+            if not isinstance(span, dict):
+                raise ValueError(f"span {k}: expected an object {{start, end, label}}, got "
+                                 f"{type(span).__name__}")
+            start, end, label = span.get("start"), span.get("end"), span.get("label")
+            if not (isinstance(start, int) and isinstance(end, int)
+                    and not isinstance(start, bool) and not isinstance(end, bool)):
+                raise ValueError(f"span {k}: start and end must be integers, got "
+                                 f"{start!r}, {end!r}")
+            if not 0 <= start < end <= len(item):
+                raise ValueError(f"span {k}: offsets {start}..{end} are outside a text of "
+                                 f"{len(item)} characters")
+            if not isinstance(label, str) or not label:
+                raise ValueError(f"span {k}: label must be a non-empty string, got {label!r}")
+            score = span.get("score")
+            if score is not None and not isinstance(score, (int, float)):
+                raise ValueError(f"span {k}: score must be a number, got {score!r}")
+            out.append([start, end, label, None if score is None else float(score)])
+        return out
+
+    # -- reading saved cases -------------------------------------------------------------------
+    def difference_text(self, case: dict[str, Any]) -> str:
+        verdict = case["verdict"]
+        parts = [f"{d.get('text')!r}: {d.get('source') or 'NULL'} → {d.get('follow_up') or 'NULL'}"
+                 for d in verdict.get("differences", [])]
+        text = "; ".join(parts) or verdict.get("reason", "")
+        if verdict.get("categories"):
+            text += f" ({', '.join(verdict['categories'])})"
+        return text
+
+    def case_view(self, case: dict[str, Any]) -> dict[str, Any]:
+        from runner.report.writers import changed_ranges, segments
+
+        view = super().case_view(case)
+        src_changed, tgt_changed = changed_ranges(case)
+        view["types"] = sorted({e["label"] for side in ("source", "follow_up")
+                                for e in case[side]["entities"]})
+        view["source"] = segments(case["source"]["text"], case["source"]["entities"], src_changed)
+        view["follow_up"] = segments(case["follow_up"]["text"], case["follow_up"]["entities"],
+                                     tgt_changed)
+        return view
+
+    def charts(self, results: dict[str, Any]) -> list[tuple[str, Any]]:
+        from runner.report.charts import count_chart
+
+        cats = results.get("categories") or {}
+        if not cats:
+            return []
+        items = sorted(cats.items(), key=lambda kv: (-kv[1], kv[0]))
+        return [("Error categories",
+                 count_chart(items, "Violations per error category", cls="cat"))]
+
+    def console_lines(self, results: dict[str, Any]) -> list[str]:
+        from runner.tasks.ner.repair.summary import console_lines
+
+        return console_lines(results)
