@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 from typing import Iterator
 
-from runner.corpus import _NO_SPACE_AFTER, _NO_SPACE_BEFORE, CorpusReader
+from runner.tasks.ner.corpus import _NO_SPACE_AFTER, _NO_SPACE_BEFORE, CorpusReader
 from runner.errors import SuiteError
 from runner.tasks.coref.types import (CorefDocument, CorefInputError, Mention, normalise_clusters,
                                       CorefPrediction, prediction_from_json)

@@ -233,12 +233,10 @@ def same_depths(tree: PhraseTree, fu_tree: PhraseTree, fu: FollowUp,
                 mentions: Sequence[Mention]) -> bool:
     """Algorithm 2: every mention keeps its depth (a mention the edit cut has no image and
     makes the follow-up unusable too)."""
-    from runner.types import Span
-
     for m in mentions:
-        image = fu.edit.map_span(Span(m.start, m.end, "M"))
+        image = fu.edit.map_range(m.start, m.end)
         if image is None:
             return False
-        if tree.mention_depth(m.start, m.end) != fu_tree.mention_depth(image.start, image.end):
+        if tree.mention_depth(m.start, m.end) != fu_tree.mention_depth(*image):
             return False
     return True

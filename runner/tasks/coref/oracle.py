@@ -31,7 +31,7 @@ from typing import Any, Hashable, Sequence
 
 from runner.tasks.coref.blanc import BlancScore, blanc
 from runner.tasks.coref.types import CorefPrediction, Mention
-from runner.types import Edit, Replacement, Span
+from runner.types import Edit, Replacement
 
 ISSUE_TYPES = ("extra entity", "missing entity", "conflated entity", "divided entity",
                "extra mention", "missing mention", "span error")
@@ -62,8 +62,8 @@ def to_source(prediction: CorefPrediction, edit: Edit) -> list[list[Hashable]]:
     for cluster in prediction.clusters:
         ms: list[Hashable] = []
         for m in cluster:
-            image = back.map_span(Span(m.start, m.end, "M"))
-            ms.append(Mention(image.start, image.end) if image is not None and image.end > image.start
+            image = back.map_range(m.start, m.end)
+            ms.append(Mention(*image) if image is not None and image[1] > image[0]
                       else Twinless(m.start, m.end))
         out.append(ms)
     return out
@@ -76,10 +76,10 @@ def to_follow_up(prediction: CorefPrediction, edit: Edit) -> CorefPrediction | N
     for cluster in prediction.clusters:
         ms = []
         for m in cluster:
-            image = edit.map_span(Span(m.start, m.end, "M"))
-            if image is None or image.end <= image.start:
+            image = edit.map_range(m.start, m.end)
+            if image is None or image[1] <= image[0]:
                 return None
-            ms.append(Mention(image.start, image.end))
+            ms.append(Mention(*image))
         clusters.append(ms)
     return CorefPrediction.build(clusters)
 

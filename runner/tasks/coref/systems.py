@@ -1,9 +1,10 @@
 """Coreference systems under test.
 
 Every system answers a batch of texts with, per text, a list of clusters of character ranges
-(``RawClusters``); :class:`CorefSystem` turns those into :class:`CorefPrediction` (singletons
-dropped), caches them per (system, text), and marks a text the system could not handle as a
-:class:`~runner.sut.base.SUTFailure` so that only that document's cases become ``error``.
+(``RawClusters``, JSON); :class:`CorefSystem` turns those into :class:`CorefPrediction`
+(singletons dropped). A text the system fails on gets a
+:class:`~runner.sut.remote.SUTCallError` in place of its answer, so that only that document's
+cases become ``error`` and the run goes on.
 
 - ``xrenner`` (embedded default): the rule-based xrenner (Zeldes & Zhang 2016) on spaCy's parse
   converted to Universal Dependencies (:mod:`.ud`). Its trained classifiers are pickles of
@@ -18,89 +19,66 @@ dropped), caches them per (system, text), and marks a text the system could not 
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 from typing import Any, ClassVar, Sequence
 
 from runner.errors import ModelNotAvailable
-from runner.sut.base import PredictionCache, SUTFailure
+from runner.sut.base import PredictionCache, SystemUnderTest
+from runner.sut.remote import SUTCallError
 from runner.tasks.coref.types import CorefInputError, CorefPrediction, prediction_from_json
 
-RawClusters = list[list[tuple[int, int]]]
+RawClusters = list[list[list[int]]]
 XRENNER_INSTALL = "pip install --no-deps xrenner==2.2.1.1 xmltodict==0.14.2 six joblib"
 
 
-class CorefSystem:
-    """Subclasses set ``name`` and implement :meth:`_predict_raw` (one call for many texts; an
-    exception in place of a text's answer marks that text failed) and :meth:`describe`."""
+class CorefSystem(SystemUnderTest):
+    """The base of every coreference system (and of the ``python`` one): a raw answer is a list
+    of clusters of ``[start, end]`` character ranges (JSON, so the persistent cache can keep
+    it); :meth:`_convert` makes it a :class:`CorefPrediction`. Subclasses implement
+    :meth:`_predict_raw` — one answer per text, a :class:`SUTCallError` in the place of a text
+    the system failed on — and :meth:`describe`. Caching, batching and failure isolation come
+    from :class:`~runner.sut.base.SystemUnderTest`; ``seconds`` is the time spent answering."""
 
-    name: ClassVar[str]
+    name: ClassVar[str] = "coref"
 
-    def __init__(self, *, batch_size: int = 32, cache: PredictionCache | None = None) -> None:
-        self.batch_size = batch_size
-        self.cache = cache if cache is not None else PredictionCache()
-        self.calls = 0
-        self.texts_sent = 0
-        self.failed_texts = 0
+    def __init__(self, *, label_map: Any = None, keep_unmapped: bool = False,
+                 batch_size: int = 32, cache: PredictionCache | None = None, **params: Any) -> None:
+        super().__init__(label_map=label_map or {}, keep_unmapped=keep_unmapped,
+                         batch_size=batch_size, cache=cache, **params)
+        self.seconds = 0.0
 
-    def _predict_raw(self, texts: Sequence[str]) -> list["RawClusters | Exception"]:
-        raise NotImplementedError
+    def _convert(self, raw: Any) -> CorefPrediction:
+        return CorefPrediction.build([[(int(m[0]), int(m[1])) for m in c] for c in raw])
 
-    def describe(self) -> dict[str, Any]:
-        raise NotImplementedError
+    def _check_raw(self, item: Any, raw: Any) -> None:
+        try:
+            prediction_from_json(raw, item)
+        except CorefInputError as exc:
+            raise RuntimeError(f"{self.name} returned malformed clusters for {item[:60]!r}: "
+                               f"{exc}") from None
 
-    @property
-    def fingerprint(self) -> str:
-        import hashlib
-        import json
-
-        fp = getattr(self, "_fp", None)
-        if fp is None:
-            payload = json.dumps({"sut": self.describe()}, sort_keys=True, default=str)
-            fp = self._fp = hashlib.sha256(payload.encode()).hexdigest()[:16]
-        return fp
-
-    def predict_outcomes(self, texts: Sequence[str]) -> list["CorefPrediction | SUTFailure"]:
-        """Predictions in the order of ``texts``; each distinct text is sent once and cached;
-        a text the system failed on gives a :class:`SUTFailure` (not cached)."""
-        fp = self.fingerprint
-        out: list[CorefPrediction | SUTFailure | None] = [self.cache.get((fp, t)) for t in texts]
-        todo = list(dict.fromkeys(t for t, p in zip(texts, out) if p is None))
-        fresh: dict[str, CorefPrediction | SUTFailure] = {}
-        for i in range(0, len(todo), self.batch_size):
-            chunk = todo[i:i + self.batch_size]
-            self.calls += 1
-            self.texts_sent += len(chunk)
-            answers = self._predict_raw(chunk)
-            if len(answers) != len(chunk):
-                raise RuntimeError(f"{self.name}: {len(answers)} answers for {len(chunk)} texts")
-            for text, answer in zip(chunk, answers):
-                if isinstance(answer, Exception):
-                    fresh[text] = SUTFailure(f"{self.name}: {type(answer).__name__}: {answer}")
-                    self.failed_texts += 1
-                    continue
-                try:
-                    pred = CorefPrediction.build(answer, text)
-                except (CorefInputError, TypeError, ValueError, IndexError) as exc:
-                    fresh[text] = SUTFailure(f"{self.name} returned malformed clusters: {exc}")
-                    self.failed_texts += 1
-                    continue
-                fresh[text] = pred
-                self.cache.put((fp, text), pred)
-        return [p if p is not None else fresh[t] for t, p in zip(texts, out)]
-
-    def predict(self, texts: Sequence[str]) -> list[CorefPrediction]:
-        out = self.predict_outcomes(texts)
-        for p in out:
-            if isinstance(p, SUTFailure):
-                raise RuntimeError(p.reason)
-        return out  # type: ignore[return-value]
+    def _call_chunks(self, chunks):
+        # time spent in the system itself (for seconds per follow-up)
+        started = time.perf_counter()
+        for out in super()._call_chunks(chunks):
+            self.seconds += time.perf_counter() - started
+            yield out
+            started = time.perf_counter()
 
     def stats(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"calls": self.calls, "texts_sent": self.texts_sent,
-                             "cache": self.cache.stats()}
-        if self.failed_texts:
-            d["failed_texts"] = self.failed_texts
+        d = super().stats()
+        d["seconds"] = round(self.seconds, 3)
         return d
+
+
+def _answer(clusters: Any, text: str, name: str) -> Any:
+    """A system's clusters for one text as a raw answer, or a SUTCallError saying why not."""
+    try:
+        pred = prediction_from_json([[list(m) for m in c] for c in clusters], text)
+    except (CorefInputError, TypeError, ValueError) as exc:
+        return SUTCallError(f"{name} returned malformed clusters: {exc}")
+    return pred.to_json()
 
 
 # -- xrenner ---------------------------------------------------------------------------------
@@ -194,17 +172,18 @@ class XrennerCoref(CorefSystem):
             return []
         self.xr.set_doc_name("doc")
         output = _quiet(lambda: self.xr.analyze(to_conllu(tokens), "conll"))
-        return [[(tokens[a].start, tokens[b].end) for a, b in cluster]
+        return [[[tokens[a].start, tokens[b].end] for a, b in cluster]
                 for cluster in parse_xrenner_conll(output, len(tokens))]
 
     def _predict_raw(self, texts):
         docs = self._parse(list(texts))
-        out: list[RawClusters | Exception] = []
-        for doc in docs:
+        out: list[Any] = []
+        for text, doc in zip(texts, docs):
             try:
-                out.append(self.analyze(doc))
+                out.append(_answer(self.analyze(doc), text, self.name))
             except Exception as exc:  # noqa: BLE001 — one document's crash is that case's error
-                out.append(exc)
+                out.append(SUTCallError(f"xrenner failed on this document: "
+                                        f"{type(exc).__name__}: {exc}", splittable=False))
         return out
 
 
@@ -283,12 +262,10 @@ class FastCoref(CorefSystem):
         try:
             preds = self.coref.predict(texts=list(texts),
                                        max_tokens_in_batch=self.max_tokens_in_batch)
-        except Exception as exc:  # noqa: BLE001 — a batch failed: ask one by one
-            if len(texts) == 1:
-                return [exc]
-            return [a for t in texts for a in self._predict_raw([t])]
-        return [[[(int(s), int(e)) for s, e in cluster]
-                 for cluster in p.get_clusters(as_strings=False)] for p in preds]
+        except Exception as exc:  # noqa: BLE001 — the batch is split and asked again
+            raise SUTCallError(f"fastcoref failed: {type(exc).__name__}: {exc}") from None
+        return [_answer(p.get_clusters(as_strings=False), t, self.name)
+                for t, p in zip(texts, preds)]
 
 
 class MaverickCoref(CorefSystem):
@@ -330,17 +307,20 @@ class MaverickCoref(CorefSystem):
         return {"backend": "maverick", "model": self.model}
 
     def _predict_raw(self, texts):
-        out: list[RawClusters | Exception] = []
-        for doc in self.nlp.pipe(list(texts)):
+        out: list[Any] = []
+        for text, doc in zip(texts, self.nlp.pipe(list(texts))):
             toks = [t for t in doc if not t.is_space]
             sents = [[t.text for t in s if not t.is_space] for s in doc.sents]
             sents = [s for s in sents if s]
             try:
                 result = self.coref.predict(sents)
-                out.append([[(toks[a].idx, toks[b].idx + len(toks[b].text)) for a, b in cluster]
-                            for cluster in result["clusters_token_offsets"]])
-            except Exception as exc:  # noqa: BLE001
-                out.append(exc)
+                out.append(_answer([[(toks[a].idx, toks[b].idx + len(toks[b].text))
+                                     for a, b in cluster]
+                                    for cluster in result["clusters_token_offsets"]],
+                                   text, self.name))
+            except Exception as exc:  # noqa: BLE001 — one document's failure is its error
+                out.append(SUTCallError(f"maverick failed on this document: "
+                                        f"{type(exc).__name__}: {exc}", splittable=False))
         return out
 
 
@@ -371,19 +351,12 @@ class SpacyCoref(CorefSystem):
         return {"model": self.model, **self.info, "component": "coref (spacy-experimental)"}
 
     def _predict_raw(self, texts):
-        out: list[RawClusters | Exception] = []
-        for doc in self.nlp.pipe(list(texts), batch_size=self.batch_size):
-            out.append([[(s.start_char, s.end_char) for s in group]
-                        for key, group in sorted(doc.spans.items())
-                        if key.startswith("coref_clusters")])
+        out: list[Any] = []
+        for text, doc in zip(texts, self.nlp.pipe(list(texts), batch_size=self.batch_size)):
+            out.append(_answer([[(s.start_char, s.end_char) for s in group]
+                                for key, group in sorted(doc.spans.items())
+                                if key.startswith("coref_clusters")], text, self.name))
         return out
-
-
-def clusters_from_answer(answer: Any, text: str) -> RawClusters:
-    """A ``python`` or ``http`` system's answer for one text, in the documented shape
-    ``[[[start, end], ...], ...]`` (or mentions as ``{"start", "end"}``), checked."""
-    pred = prediction_from_json(answer, text)
-    return [[(m.start, m.end) for m in c] for c in pred.clusters]
 
 
 SYSTEMS: dict[str, type[CorefSystem]] = {
