@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import random
+import time
 from typing import Any
 
 from runner.transforms.base import Transformation
@@ -60,7 +61,8 @@ class CrestTransformation(Transformation):
                                  mlm_min_probability=mlm_min_probability, mlm_top_k=mlm_top_k)
         self.crest = Crest(parse=self.parser.parse_many, constituency=const, finder=finder,
                            max_follow_ups=max_follow_ups)
-        self._funnel = {"candidates": 0, "constituent_check": 0, "depth_selection": 0}
+        self._funnel: dict[str, float] = {"candidates": 0, "constituent check": 0,
+                                           "depth selection": 0, "not_tried": 0, "seconds": 0.0}
 
     def describe(self) -> dict[str, Any]:
         d = super().describe()
@@ -70,18 +72,35 @@ class CrestTransformation(Transformation):
             + ([f"masked_lm:{self.params['masked_lm']}"] if self.params["masked_lm"] else []))
         return d
 
+    def models(self) -> list[dict[str, Any]]:
+        """The candidate sources and the phrase-structure parser (results.json
+        ``components.models``)."""
+        const = self.crest.constituency.describe()
+        return [*self.crest.finder.describe(),
+                {"role": "constituency", "backend": const["type"],
+                 "name": const.get("model_dir") or "spaCy dependency parse → phrase structure",
+                 "device": "cpu"}]
+
     def _generate(self, source: Any, prediction: Any, rng: random.Random,
                   doc: Any) -> list[FollowUp]:
+        started = time.perf_counter()
         result = self.crest.generate(source.text, prediction, rng,
                                      gold=getattr(source, "gold", None), doc=doc)
-        self._funnel["candidates"] += result.counts["candidates"]
-        self._funnel["constituent_check"] += result.counts["parsed"] - result.counts["constituent_kept"]
-        self._funnel["depth_selection"] += result.counts["constituent_kept"] - result.counts["depth_kept"]
+        c = result.counts
+        self._funnel["candidates"] += c["candidates"]
+        self._funnel["constituent check"] += c["parsed"] - c["constituent_kept"]
+        self._funnel["depth selection"] += c["constituent_kept"] - c["depth_kept"]
+        self._funnel["not_tried"] += c["over_limit"]
+        self._funnel["seconds"] += time.perf_counter() - started
         return result.follow_ups
 
-    def take_funnel(self) -> dict[str, int]:
-        """Counts since the last call: candidates made, and how many the constituent check and
-        the depth selection dropped (candidates never parsed because M follow-ups were already
-        kept are the rest)."""
-        out, self._funnel = self._funnel, {k: 0 for k in self._funnel}
-        return out
+    def take_funnel(self) -> dict[str, Any]:
+        """Counts since the last call: candidates made, how many the constituent check and the
+        depth selection dropped, how many were never tried because M follow-ups were kept, and
+        the seconds spent making and checking them."""
+        f = self._funnel
+        self._funnel = dict.fromkeys(f, 0)
+        return {"candidates": f["candidates"],
+                "dropped_by": {"constituent check": f["constituent check"],
+                               "depth selection": f["depth selection"]},
+                "not_tried": f["not_tried"], "seconds": f["seconds"]}
