@@ -106,10 +106,16 @@ def _overlaps(a: Hashable, b: Hashable) -> bool:
     return a.start < b.end and b.start < a.end  # type: ignore[attr-defined]
 
 
+def _offsets(m: Any) -> Any:
+    return [m.start, m.end]
+
+
 def issue_types(reference: Sequence[Sequence[Hashable]],
-                response: Sequence[Sequence[Hashable]]) -> tuple[list[str], list[dict[str, Any]]]:
+                response: Sequence[Sequence[Hashable]], *,
+                show: Any = _offsets) -> tuple[list[str], list[dict[str, Any]]]:
     """The issue types of ``response`` judged against ``reference`` (both lists of clusters of
-    mentions with ``start``/``end``), and one detail per finding (for the report)."""
+    mentions with ``start``/``end``), and one detail per finding (for the report; ``show``
+    turns a mention into what the detail holds, by default its offsets)."""
     ref_of = {m: n for n, c in enumerate(reference) for m in c}
     resp_of = {m: n for n, c in enumerate(response) for m in c}
     found: list[str] = []
@@ -128,7 +134,7 @@ def issue_types(reference: Sequence[Sequence[Hashable]],
                        None)
         if partner is not None:
             alias[m] = partner
-            note("span error", response=[m.start, m.end], reference=[partner.start, partner.end])
+            note("span error", response=show(m), reference=show(partner))
 
     def as_ref(m: Hashable) -> Hashable:
         return alias.get(m, m)
@@ -141,7 +147,7 @@ def issue_types(reference: Sequence[Sequence[Hashable]],
         elif len(hit) >= 2:
             note("conflated entity", cluster=n, reference_clusters=sorted(hit))
         if hit and extra:
-            note("extra mention", cluster=n, mentions=[[m.start, m.end] for m in extra])
+            note("extra mention", cluster=n, mentions=[show(m) for m in extra])
     covered = {as_ref(m): resp_of[m] for m in resp_of}
     for n, cluster in enumerate(reference):
         hit = {covered[m] for m in cluster if m in covered}
@@ -151,9 +157,20 @@ def issue_types(reference: Sequence[Sequence[Hashable]],
         elif len(hit) >= 2:
             note("divided entity", cluster=n, response_clusters=sorted(hit))
         if hit and missing:
-            note("missing mention", cluster=n, mentions=[[m.start, m.end] for m in missing])
+            note("missing mention", cluster=n, mentions=[show(m) for m in missing])
     order = {t: i for i, t in enumerate(ISSUE_TYPES)}
     return sorted(found, key=order.__getitem__), details
+
+
+def _shower(text: str, other: str | None = None) -> Any:
+    """Mentions as ``{start, end, text}`` read in ``text`` (a twinless follow-up mention in
+    ``other``, the follow-up's text, and marked so)."""
+    def show(m: Any) -> dict[str, Any]:
+        if isinstance(m, Twinless) and other is not None:
+            return {"start": m.start, "end": m.end, "text": other[m.start:m.end],
+                    "in": "follow_up"}
+        return {"start": m.start, "end": m.end, "text": text[m.start:m.end]}
+    return show
 
 
 def classify(source: CorefPrediction, follow_up: CorefPrediction, edit: Edit, *,
@@ -170,13 +187,16 @@ def classify(source: CorefPrediction, follow_up: CorefPrediction, edit: Edit, *,
         if fu_gold is not None:
             sides.append(("follow_up", follow_up.clusters, fu_gold.clusters))
         for side, pred, gold in sides:
-            t, d = issue_types([list(c) for c in gold], [list(c) for c in pred])
+            text = edit.source if side == "source" else edit.target
+            t, d = issue_types([list(c) for c in gold], [list(c) for c in pred],
+                               show=_shower(text))
             types += [x for x in t if x not in types]
             details += [{**x, "side": side} for x in d]
         if types or fu_gold is not None:
             order = {t: i for i, t in enumerate(ISSUE_TYPES)}
             return tuple(sorted(types, key=order.__getitem__)), "gold", details
-    t, d = issue_types([list(c) for c in source.clusters], to_source(follow_up, edit))
+    t, d = issue_types([list(c) for c in source.clusters], to_source(follow_up, edit),
+                       show=_shower(edit.source, edit.target))
     return tuple(t), "predictions", d
 
 

@@ -27,7 +27,7 @@ class CorefTask(Task):
     case_template = "coref/case.html.j2"
     legend_template = "coref/legend.html.j2"
     report_partials = ("coref/summary.html.j2",)
-    types_column = "Issue types"
+    types_column = "Candidate"
 
     # -- what a suite may say ------------------------------------------------------------------
     def registries(self) -> dict[str, Any]:
@@ -148,7 +148,8 @@ class CorefTask(Task):
         if src.get("gold") is not None:
             view["gold_doc"] = events(src["text"], src["gold"], list(range(len(src["gold"]))), ())
         view["gold_check"] = case.get("gold")
-        view["types"] = list(case["verdict"].get("categories") or [])
+        # the report's label column and filter: where the replacement word came from
+        view["types"] = [fu.get("meta", {}).get("source", "")] if fu.get("meta", {}).get("source") else []
         view["blanc"] = fu.get("blanc")
         view["edit_source"] = fu.get("meta", {}).get("source", "")
         return view
