@@ -138,14 +138,13 @@ class XrennerCoref(CorefSystem):
         self.version = md.version("xrenner")
         self.model = model
         self.parser_model = parser
-        # ``parse(texts) -> docs``: the run's shared parser when given (each text parsed once
-        # for the transformation and the system alike), else the spaCy pipeline named here.
+        # ``parse(texts) -> docs``: by default the process's caching parser of that pipeline,
+        # which the crest transformation shares, so a follow-up parsed for CREST's checks is
+        # not parsed again when xrenner is asked about it.
         if parse is None:
-            from runner.nlp import load_spacy
+            from runner.tasks.coref.transform import shared_parser
 
-            nlp = load_spacy(parser)
-            disable = [p for p in ("ner",) if p in nlp.pipe_names]
-            parse = lambda texts: list(nlp.pipe(texts, batch_size=64, disable=disable))  # noqa: E731
+            parse = shared_parser(parser).parse_many
         self._parse = parse
         try:
             # Hand-written rules only: the trained pieces (xgboost 0.90 classifier, flair 0.6
