@@ -356,9 +356,3 @@ class SpacyCoref(CorefSystem):
                                 for key, group in sorted(doc.spans.items())
                                 if key.startswith("coref_clusters")], text, self.name))
         return out
-
-
-SYSTEMS: dict[str, type[CorefSystem]] = {
-    "xrenner": XrennerCoref, "fastcoref": FastCoref, "maverick": MaverickCoref,
-    "spacy_coref": SpacyCoref,
-}
