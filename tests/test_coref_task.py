@@ -155,3 +155,45 @@ def test_xrenner_suite_end_to_end_and_resume(tmp_path):
     again = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert again["cases"] == cases
     assert again["categories"] == results.get("categories", {}) or not cases
+
+
+def test_http_endpoint_returns_clusters(tmp_path, monkeypatch):
+    """A JSON endpoint answering {"results": [{"chains": [[{"b": .., "n": ..}, ...]]}]} with
+    UTF-16 offsets; one document it cannot read is that document's error."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from wire_servers import WireServer, utf16_len
+
+    from runner.tasks.coref.http_sut import HttpCoref
+
+    class Server(WireServer):
+        def handle(self, path, headers, raw, roll):
+            if headers.get("Authorization") != f"Bearer {self.key}":
+                return 401, {}, {"error": "unauthorized"}
+            texts = json.loads(raw)["docs"]
+            if any("[[FAIL]]" in t for t in texts):
+                return 500, {}, {"error": "cannot"}
+            out = []
+            for t in texts:
+                she = t.find("she")
+                out.append({"chains": [[{"b": 0, "n": utf16_len(t[:5])},
+                                        {"b": utf16_len(t[:she]), "n": 3}]] if she > 0 else []})
+            return 200, {"Content-Type": "application/json"}, {"results": out}
+
+    monkeypatch.setenv("COREF_TOKEN", "tok-coref-SECRET")
+    with Server(key="tok-coref-SECRET") as server:
+        sut = HttpCoref(url=server.url, headers={"Authorization": "Bearer ${COREF_TOKEN}"},
+                        request={"docs": "$texts"},
+                        response={"documents": "results", "clusters": "chains", "start": "b",
+                                  "length": "n", "end": None},
+                        offsets="utf16", retry={"max_retries": 0}, batch_size=4)
+        texts = ["Zoë M. said she left.", "Maria knew she won.", "[[FAIL]] it broke."]
+        out = sut.predict_outcomes(texts)
+    assert out[0].describe(texts[0]) == "{Zoë M, she}"
+    assert out[1].describe(texts[1]) == "{Maria, she}"
+    from runner.sut.base import SUTFailure
+
+    assert isinstance(out[2], SUTFailure)
+    assert "tok-coref-SECRET" not in json.dumps(sut.describe())

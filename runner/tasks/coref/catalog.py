@@ -3,8 +3,10 @@ parameters' JSON Schema (the shared filters and the python system under test inc
 from __future__ import annotations
 
 from runner.filters.catalog import add_filters
+from runner.params import CONCURRENCY as _CONCURRENCY
 from runner.params import FP16 as _FP16
 from runner.params import MODEL_BATCH as _MODEL_BATCH
+from runner.params import RETRY as _RETRY
 from runner.params import batch as _batch
 from runner.registry import Registry, lazy
 from runner.sut.python_sut import python_sut_params
@@ -66,6 +68,44 @@ SUTS.add(
         "model": {"type": "string", "minLength": 1, "default": "en_coreference_web_trf",
                   "description": "Installed pipeline name or folder."},
         "batch_size": _batch(16),
+    },
+)
+SUTS.add(
+    "http", lazy("runner.tasks.coref.http_sut:HttpCoref"),
+    description="Any JSON endpoint (in-house models): a request template and where the clusters "
+                "are in the answer; mentions [start, end] or objects.",
+    params={
+        "url": {"type": ["string", "null"], "default": None, "description": "The endpoint URL."},
+        "url_env": {"type": ["string", "null"], "default": None,
+                    "description": "Or: the variable holding the URL."},
+        "headers": {"type": "object", "additionalProperties": {"type": "string"}, "default": {},
+                    "description": "Extra headers; ${VAR} is replaced by the environment "
+                                   "variable VAR (for tokens, never written anywhere)."},
+        "request": {"default": {"texts": "$texts"},
+                    "description": "JSON body; the string \"$texts\" becomes the list of texts, "
+                                   "\"$text\" the one text (then one text per request)."},
+        "response": {
+            "type": "object", "additionalProperties": False, "default": {},
+            "description": "Where the clusters are in the answer (dotted paths; '' = here).",
+            "properties": {
+                "documents": {"type": "string", "default": "",
+                              "description": "The list with one item per text, in order."},
+                "clusters": {"type": "string", "default": "clusters",
+                             "description": "Inside one item: its list of clusters (each a list "
+                                            "of mentions)."},
+                "start": {"type": "string", "default": "start",
+                          "description": "Inside a mention object (a mention may also be "
+                                         "[start, end])."},
+                "end": {"type": ["string", "null"], "default": "end"},
+                "length": {"type": ["string", "null"], "default": None,
+                           "description": "Used when a mention gives a length, not an end."},
+            },
+        },
+        "offsets": {"enum": ["code_point", "utf16", "utf8"], "default": "code_point",
+                    "description": "What the endpoint's offsets count."},
+        "batch_size": _batch(16),
+        "concurrency": _CONCURRENCY,
+        "retry": _RETRY,
     },
 )
 SUTS.add(
