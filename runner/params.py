@@ -44,3 +44,17 @@ CONCURRENCY = {"type": "integer", "minimum": 1, "maximum": 64, "default": 4,
 MODEL_BATCH = {"type": "integer", "minimum": 1, "maximum": 4096, "default": 32,
                "description": "Inputs per model forward pass."}
 FP16 = {"type": "boolean", "default": False, "description": "Half precision (CUDA only)."}
+
+CALLABLE_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*$"
+
+
+def python_sut_params() -> dict[str, dict[str, Any]]:
+    """The parameters every task's ``python`` system has (a task adds its own, e.g. NER's
+    label_map)."""
+    return {
+        "callable": {"type": "string", "pattern": CALLABLE_PATTERN,
+                     "description": "module:function, e.g. mymodel.api:predict; the module is "
+                                    "imported from the suite's folder or the working directory."},
+        "batch_size": {"type": "integer", "minimum": 1, "maximum": 4096, "default": 16,
+                       "description": "Inputs per call of the function."},
+    }

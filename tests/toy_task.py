@@ -21,7 +21,8 @@ from typing import Any, Iterator, Sequence
 from runner.errors import SuiteError
 from runner.registry import Registry
 from runner.sut.base import SystemUnderTest
-from runner.sut.python_sut import build_python_system, python_sut_params
+from runner.params import python_sut_params
+from runner.sut.python_sut import build_python_system
 from runner.sut.remote import SUTCallError
 from runner.tasks.base import Task
 from runner.transforms.base import BatchItem, Transformation

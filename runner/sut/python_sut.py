@@ -23,23 +23,8 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from runner.errors import ModelNotAvailable
+from runner.params import CALLABLE_PATTERN, python_sut_params  # noqa: F401 (re-exported)
 from runner.sut.base import SystemUnderTest
-from runner.sut.remote import SUTCallError
-
-CALLABLE_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*$"
-
-
-def python_sut_params() -> dict[str, dict[str, Any]]:
-    """The parameters every task's ``python`` system has (a task adds its own, e.g. NER's
-    label_map)."""
-    return {
-        "callable": {"type": "string", "pattern": CALLABLE_PATTERN,
-                     "description": "module:function, e.g. mymodel.api:predict; the module is "
-                                    "imported from the suite's folder or the working directory."},
-        "batch_size": {"type": "integer", "minimum": 1, "maximum": 4096, "default": 16,
-                       "description": "Inputs per call of the function."},
-    }
-
 
 def load_callable(target: str, search: Sequence[Path] = ()) -> tuple[Callable[..., Any], Any]:
     """The function named ``module:attr`` and its module; ``search`` folders are tried before
@@ -107,6 +92,8 @@ class PythonSystem(SystemUnderTest):
         return self.task.input_key(item)
 
     def _predict_raw(self, items: Sequence[Any]) -> list[Any]:
+        from runner.sut.remote import SUTCallError
+
         batch = [self.task.input_to_json(x) for x in items]
         try:
             answers = self.fn(batch)

@@ -15,8 +15,8 @@ from runner.params import MODEL_BATCH as _MODEL_BATCH
 from runner.params import RETRY as _RETRY
 from runner.params import batch as _batch
 from runner.params import label_map as _label_map
+from runner.params import python_sut_params
 from runner.registry import Registry, lazy
-from runner.sut.python_sut import python_sut_params
 from runner.tasks.ner.sut.base import (AWS_TO_COMMON, AZURE_TO_COMMON, CONLL_TO_COMMON,
                                        HTTP_TO_COMMON, ONTONOTES_TO_COMMON)
 
