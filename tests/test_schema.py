@@ -42,7 +42,7 @@ def test_shipped_suites_validate_and_reference_the_schema(suite):
 
 
 def test_unknown_task_is_a_suite_error_with_did_you_mean():
-    with pytest.raises(SuiteError, match="unknown task 'nre'; available: ner") as info:
+    with pytest.raises(SuiteError, match="unknown task 'nre'; available: coref, ner") as info:
         get_task("nre")
     assert info.value.hint == "did you mean 'ner'?"
 

@@ -8,8 +8,8 @@ from runner.params import FP16 as _FP16
 from runner.params import MODEL_BATCH as _MODEL_BATCH
 from runner.params import RETRY as _RETRY
 from runner.params import batch as _batch
+from runner.params import python_sut_params
 from runner.registry import Registry, lazy
-from runner.sut.python_sut import python_sut_params
 
 SUTS = Registry("sut")
 TRANSFORMATIONS = Registry("transformation")
