@@ -274,11 +274,15 @@ class Engine:
         # every source keeps its own generator, so per-source follow-ups do not depend on the
         # batch. The groups are then laid out source by source, as they are sent and filtered.
         made: dict[str, list[list[FollowUp]]] = {}
+        own_checks: dict[str, dict[str, Any]] = {}
         for t in self.transformations:
             items = [BatchItem(batch[n], predictions[n],
                                case_rng(seed, batch[n].id, batch[n].text, t.name), docs[n])
                      for n in answered]
             made[t.name] = t.generate_batch(items)
+            # A transformation that checks its own candidates (CREST) says what it dropped.
+            if hasattr(t, "take_funnel"):
+                own_checks[t.name] = t.take_funnel()
         generated = []
         cases = []
         for n, (source, prediction) in enumerate(zip(batch, predictions)):
@@ -289,6 +293,8 @@ class Engine:
             for t in self.transformations:
                 generated.append((source, prediction, t, made[t.name][k]))
         kept, self._batch_funnel = self._filter(generated)
+        for name, part in own_checks.items():
+            _prepend_own_checks(self._batch_funnel[name], part)
         groups = []
         for source, prediction, t, follow_ups in kept:
             over = len(follow_ups) - cap
@@ -474,6 +480,17 @@ def _funnel_entry() -> dict[str, Any]:
     return {"generated": 0, "dropped_by": {}, "over_limit": 0, "tested": 0, "violations": 0}
 
 
+def _prepend_own_checks(entry: dict[str, Any], part: dict[str, Any]) -> None:
+    """A transformation's own funnel (``take_funnel()``: ``candidates`` made, ``dropped_by`` its
+    checks, ``not_tried`` once its per-source limit was reached) goes before the filters':
+    generated = its candidates, its checks first among the drops, the untried over the limit."""
+    entry["generated"] = max(entry["generated"], int(part.get("candidates", 0)))
+    entry["dropped_by"] = {**part.get("dropped_by", {}), **entry["dropped_by"]}
+    entry["over_limit"] += int(part.get("not_tried", 0))
+    if "seconds" in part:
+        entry["seconds"] = round(entry.get("seconds", 0.0) + float(part["seconds"]), 3)
+
+
 def _merge_funnel(into: dict[str, dict[str, Any]], part: dict[str, dict[str, Any]]) -> None:
     for t, c in part.items():
         total = into.setdefault(t, _funnel_entry())
@@ -481,6 +498,8 @@ def _merge_funnel(into: dict[str, dict[str, Any]], part: dict[str, dict[str, Any
             total[k] += c[k]
         for f, n in c["dropped_by"].items():
             total["dropped_by"][f] = total["dropped_by"].get(f, 0) + n
+        if "seconds" in c:
+            total["seconds"] = round(total.get("seconds", 0.0) + c["seconds"], 3)
 
 
 def _merge(into: dict, part: dict) -> None:

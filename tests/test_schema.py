@@ -42,7 +42,7 @@ def test_shipped_suites_validate_and_reference_the_schema(suite):
 
 
 def test_unknown_task_is_a_suite_error_with_did_you_mean():
-    with pytest.raises(SuiteError, match="unknown task 'nerr'; available: ner, re") as info:
+    with pytest.raises(SuiteError, match="unknown task 'nerr'; available: coref, ner, re") as info:
         get_task("nerr")
     assert info.value.hint == "did you mean 'ner'?"
 

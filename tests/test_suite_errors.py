@@ -114,7 +114,7 @@ def test_missing_required_key(capsys, tmp_path):
     path = write(tmp_path, BASE.replace("task: ner\n", ""))
     err = both(capsys, path, tmp_path)
     located(err, path, 1, 1)
-    assert "missing required key 'task' (ner or re)" in err
+    assert "missing required key 'task' (coref, ner or re)" in err
 
 
 def test_missing_required_key_inside_a_section(capsys, tmp_path):

@@ -30,8 +30,26 @@ def suite_needs(cfg: dict[str, Any]) -> list[Need]:
         needs.append(Need("sut", "sut", "spacy", sut["model"]))
     elif sut["type"] == "hf":
         needs.append(Need("sut", "sut", "hf", sut["model"]))
+    elif sut["type"] == "xrenner":
+        needs.append(Need("sut", "sut", "package", "xrenner"))
+        needs.append(Need("sut", "parser", "spacy", sut["parser"]))
+    elif sut["type"] in ("fastcoref", "maverick"):
+        needs.append(Need("sut", "sut", "package", sut["type"]))
+        needs.append(Need("sut", "sut", "coref-model", sut["model"]))
+    elif sut["type"] == "spacy_coref":
+        needs.append(Need("sut", "sut", "spacy", sut["model"]))
     for i, t in enumerate(cfg["transformations"]):
         where = f"transformations[{i}] {t['type']}"
+        if t["type"] == "crest":
+            needs.append(Need(where, "parser", "spacy", t["parser"]))
+            if t.get("wordnet"):
+                needs.append(Need(where, "candidates", "wordnet", "WordNet 3.0"))
+            if t.get("masked_lm"):
+                needs.append(Need(where, "masked_lm", "hf", t["masked_lm"]))
+            const = t.get("constituency") or {}
+            if const.get("type") == "stanza":
+                needs.append(Need(where, "parser", "stanza",
+                                  const.get("model_dir") or "stanza en constituency"))
         if t["type"] in ("token_mlm", "phrase_np"):
             needs.append(Need(where, "parser", "spacy", cfg["parser"]["model"]))
             if t.get("tagger") and t["tagger"] != cfg["parser"]["model"]:
@@ -122,6 +140,20 @@ def check(n: Need) -> Need:
     elif n.kind == "wordfreq":
         ok = importlib.util.find_spec("wordfreq") is not None
         n.available, n.where = ok, ("installed package" if ok else "missing: pip install wordfreq==3.1.1")
+    elif n.kind == "package":
+        ok = importlib.util.find_spec(n.name) is not None
+        hint = {"xrenner": "pip install --no-deps xrenner==2.2.1.1 (and the coref extra)",
+                "fastcoref": "pip install fastcoref==2.1.6",
+                "maverick": "pip install maverick-coref==1.0.7"}.get(n.name, f"pip install {n.name}")
+        n.available, n.where = ok, ("installed package" if ok else f"missing: {hint}")
+    elif n.kind == "coref-model":
+        path = Path(n.name).expanduser()
+        if path.exists():
+            n.available, n.where = True, f"{'folder' if path.is_dir() else 'file'}: {path}"
+        else:
+            n.where = ("missing: not a local folder or file"
+                       + ("" if hub_offline() else "; would be downloaded from the hub if reachable")
+                       + "; point sut.model at a downloaded copy")
     elif n.kind == "stanza":
         ok = importlib.util.find_spec("stanza") is not None
         n.available = ok

@@ -149,6 +149,34 @@ class MaskedLM(LoadedModel):
                               for t, v in zip(toks, values[j].tolist()) if v != float("-inf")]
         return results
 
+    def top_k_probabilities(self, items: Sequence[MaskedInput], k: int, *, min_probability: float = 0.0,
+                            include_subwords: bool = False) -> list[list[tuple[str, float]]]:
+        """Like :meth:`top_k`, but each candidate with its probability (softmax over the whole
+        vocabulary, special tokens included in the normaliser), keeping those ≥
+        ``min_probability``. CREST keeps masked-LM predictions of probability ≥ 0.1."""
+        import torch
+
+        encoded = self._encode(items)
+        mask_pos = []
+        for n, ids in enumerate(encoded):
+            where = [i for i, t in enumerate(ids) if t == self.mask_token_id]
+            if len(where) != 1:
+                raise ValueError(f"input {n} must contain the mask token {self.mask_token!r} "
+                                 f"exactly once (found {len(where)})")
+            mask_pos.append(where[0])
+        results: list[list[tuple[str, float]]] = [[] for _ in items]
+        for chunk in _order_by_length([len(e) for e in encoded], self.batch_size):
+            logits = self._forward([encoded[i] for i in chunk], [mask_pos[i] for i in chunk])
+            probs = torch.softmax(logits.float(), dim=-1)
+            banned = self._banned(probs.shape[-1], include_subwords, probs.device)
+            probs = probs.masked_fill(banned, 0.0)
+            values, indices = probs.topk(min(k, probs.shape[-1]), dim=-1)
+            for j, n in enumerate(chunk):
+                toks = self.tokenizer.convert_ids_to_tokens(indices[j].tolist())
+                results[n] = [(self.clean(t), float(v)) for t, v in zip(toks, values[j].tolist())
+                              if v >= min_probability and v > 0.0]
+        return results
+
     def pseudo_log_likelihood(self, texts: Sequence[str]) -> list[float]:
         """Mean log-probability of each text's tokens, each predicted with only itself masked
         (Salazar et al. 2020). All masked copies of all texts go through the model together, in

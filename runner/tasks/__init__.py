@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 #: task name → "module:class" of its Task
 TASKS: dict[str, str] = {
     "ner": "runner.tasks.ner.task:NERTask",
+    "coref": "runner.tasks.coref.task:CorefTask",
     "re": "runner.tasks.re.task:RETask",
 }
 DEFAULT_TASK = "ner"

