@@ -566,7 +566,8 @@ def _hint_for_key(key: str) -> str:
 def _task_choices() -> str:
     from runner.tasks import task_names
 
-    return " or ".join(task_names())
+    names = task_names()
+    return " or ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
 
 
 def _owner(kind: str, name: str, task: Any) -> str:
