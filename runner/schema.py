@@ -51,7 +51,7 @@ def _section(props: dict[str, Any], *, required: list[str] | None = None,
 
 
 def build_schema() -> dict[str, Any]:
-    from runner.catalog import FILTERS, RELATIONS, SUTS, TRANSFORMATIONS
+    from runner.catalog import ATTACKS, FILTERS, RELATIONS, SUTS, TRANSFORMATIONS
 
     unit = {"type": "number", "minimum": 0, "maximum": 1}
     return {
@@ -90,8 +90,12 @@ def build_schema() -> dict[str, Any]:
                                 "MISC": "MISC"},
                     "description": "Gold label → common type (labels not listed are kept)."},
             }, required=["path"]),
-            "transformations": {"type": "array", "minItems": 1,
-                                "items": _component(TRANSFORMATIONS)},
+            "transformations": {"type": "array", "items": _component(TRANSFORMATIONS),
+                                "description": "Metamorphic transformations (may be [] when "
+                                               "the suite has attacks)."},
+            "attacks": {"type": "array", "items": _component(ATTACKS), "default": [],
+                        "description": "Adversarial attacks on the system's entities (Breaking "
+                                       "BERT), run after the metamorphic cases of each batch."},
             "filters": {"type": "array", "items": _component(FILTERS), "default": []},
             "relations": {
                 "type": "array", "minItems": 1,
@@ -136,6 +140,10 @@ def build_schema() -> dict[str, Any]:
                                            "maximum": 1, "default": None},
                     "relations": {"type": "object", "additionalProperties": unit,
                                   "default": {}},
+                    "max_attack_success_rate": {
+                        "type": ["number", "null"], "minimum": 0, "maximum": 1, "default": None,
+                        "description": "Exit 1 when an attack's success rate (every word of "
+                                       "the entity mislabelled) exceeds this."},
                 }, description="Exit 1 when a violation rate exceeds these."),
             }),
             "cache": _section({
