@@ -205,7 +205,14 @@ def write_html(results: dict[str, Any], cases: "CaseSource", out_path: Path) -> 
                   len(v["differences"])] for v in violations],
         "overall": results["overall"], "thresholds": results["thresholds"],
     }
+    from runner.report.attacks import attack_rows, attack_views, importance_used
+
+    views, n_views = attack_views(results, limit)
+    records = (results.get("attacks") or {}).get("records") or []
     html = env.get_template("report.html.j2").render(
+        attack_rows=attack_rows(results), attack_views=views, n_attack_views=n_views,
+        attack_importance=importance_used(results),
+        attack_reference=records[0]["reference"] if records else "",
         r=results, violations=violations, n_violations=n_violations, shown_limit=limit,
         labels=sorted(labels), checks=relation_checks(results), charts=charts(results),
         index=index, filters={"transformation": transformations, "relation": relations,
@@ -230,6 +237,7 @@ def console_summary(results: dict[str, Any]) -> str:
     table = tabulate(rows, headers=["transformation", "relation", "sources", "applicable",
                                     "follow-ups", "pass", "violations", "skip/error", "rate"],
                      tablefmt="simple")
+    from runner.report.attacks import console_lines as attack_lines
     from runner.repair.summary import console_lines
 
-    return "\n".join([table, *console_lines(results)])
+    return "\n".join([table, *console_lines(results), *attack_lines(results)])
