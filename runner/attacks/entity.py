@@ -1,7 +1,8 @@
 """The entity attack (Breaking BERT §3.1.3, SPEC §5), for one entity of one sentence.
 
 Up to ``max_candidates`` (50) entities of the same type, drawn at random from the pool (the
-corpus's entities, or a gazetteer file), each put in the entity's place; candidates whose sentence
+corpus's entities, or a gazetteer file; not one already in the sentence), each put in the
+entity's place; candidates whose sentence
 similarity to the original falls below the threshold are never sent; the rest go to the system in
 one call. The replacement's words should read B-TYPE I-TYPE…; among the candidates that mislabel
 the largest share of them the most similar sentence is kept, as the authors' code does
@@ -24,7 +25,8 @@ def attack_entity(*, text: str, entity: Span, pool: Sequence[str], rng: random.R
                   oracle: Oracle, sentence_similarity: Callable[[str, Sequence[str]], list[float]],
                   min_sentence_similarity: float, max_candidates: int = 50) -> dict[str, Any]:
     original = text[entity.start:entity.end]
-    choices = sorted({p for p in pool if p != original})
+    # Not the entity itself, nor another entity of the sentence ("X beat X" tests nothing new).
+    choices = sorted({p for p in pool if p != original and p not in text})
     sample = rng.sample(choices, min(max_candidates, len(choices)))
     edits = [Edit(text, (Replacement(entity.start, entity.end, c),)) for c in sample]
     sims = sentence_similarity(text, [e.target for e in edits]) if edits else []
