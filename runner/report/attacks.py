@@ -89,6 +89,9 @@ def console_lines(results: dict[str, Any]) -> list[str]:
                    f"{'–' if s['words_perturbed_pct'] is None else str(s['words_perturbed_pct']) + '%'}"
                    f", median similarity {s['median_similarity'] if s['median_similarity'] is not None else '–'}"
                    f", {s['queries_per_entity']} queries per entity")
-    for name, text in importance_used(results):
-        out.append(f"attack {name}: importance {text.split(':')[0].split(' (')[0]}")
+    for c in attacks.get("components", []):
+        if "importance_used" in c:
+            kind = c["importance_used"]
+            out.append(f"attack {c['type']}: word importance from {kind}"
+                       + (" (black-box: the system gives labels only)" if kind == "labels" else ""))
     return out

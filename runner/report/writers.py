@@ -169,6 +169,12 @@ def relation_checks(results: dict[str, Any]) -> list[dict[str, Any]]:
         rows.append({"scope": rel, "rate": c["violation_rate"],
                      "max": (fail_on.get("relations") or {}).get(rel),
                      "fail": c["fail"], "judged": c["pass"] + c["fail"]})
+    from runner.report.attacks import attack_limit
+
+    for name, a in ((results.get("attacks") or {}).get("summary") or {}).items():
+        rows.append({"scope": f"attack {name} (success)", "rate": a["success_rate"],
+                     "max": attack_limit(results), "fail": a["success"],
+                     "judged": a["attacked"]})
     for row in rows:
         row["status"] = ("none" if row["max"] is None else
                          "pass" if row["rate"] is None or row["rate"] <= row["max"] else "fail")
@@ -240,4 +246,6 @@ def console_summary(results: dict[str, Any]) -> str:
     from runner.report.attacks import console_lines as attack_lines
     from runner.repair.summary import console_lines
 
-    return "\n".join([table, *console_lines(results), *attack_lines(results)])
+    if not results["summary"] and results.get("attacks"):
+        table = ""  # an attack-only suite: no metamorphic row to show
+    return "\n".join(x for x in [table, *console_lines(results), *attack_lines(results)] if x)
