@@ -98,7 +98,7 @@ def build_schema() -> dict[str, Any]:
                                        "BERT), run after the metamorphic cases of each batch."},
             "filters": {"type": "array", "items": _component(FILTERS), "default": []},
             "relations": {
-                "type": "array", "minItems": 1,
+                "type": "array",
                 "items": _component(RELATIONS, {"applies_to": {
                     "type": "array", "minItems": 1, "uniqueItems": True,
                     "items": {"type": "string"},

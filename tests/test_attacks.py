@@ -435,3 +435,13 @@ def test_span_scores_score_the_words_of_an_entity():
     scores = view.scores(ws)
     i = [TEXT[s:e] for s, e in ws].index("Anna")
     assert scores[i] == {"B-PERSON": 0.7} and scores[0] == {}
+
+
+def test_an_http_system_with_a_score_path_ranks_by_span_scores():
+    from runner.sut.http_sut import HttpNER
+
+    scored = HttpNER(url="http://127.0.0.1:9/ner", response={"score": "confidence"},
+                     label_map={"PER": "PERSON"})
+    plain = HttpNER(url="http://127.0.0.1:9/ner", response={}, label_map={"PER": "PERSON"})
+    assert choose_importance(scored, "auto") == "span_scores"
+    assert choose_importance(plain, "auto") == "labels"
