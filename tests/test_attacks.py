@@ -445,3 +445,31 @@ def test_an_http_system_with_a_score_path_ranks_by_span_scores():
     plain = HttpNER(url="http://127.0.0.1:9/ner", response={}, label_map={"PER": "PERSON"})
     assert choose_importance(scored, "auto") == "span_scores"
     assert choose_importance(plain, "auto") == "labels"
+
+
+@pytest.mark.slow
+def test_a_suite_attacks_an_hf_model_with_its_logits(tiny_hf, tmp_path):
+    """The whole path in a run: an hf system from a folder, the context attack ranking by its
+    logits (importance_used), records and metrics in results.json."""
+    import json
+
+    from runner.cli import main
+
+    (tmp_path / "c.txt").write_text("Yesterday the quick reporter met Anna in Paris.\n"
+                                    "The reporter saw Anna in Paris.\n", encoding="utf-8")
+    suite = tmp_path / "s.yaml"
+    suite.write_text(
+        "name: s\ntask: ner\nsut: {type: hf, model: " + json.dumps(tiny_hf.model_name) + ", "
+        "keep_unmapped: true}\ncorpus: {path: c.txt}\ntransformations: []\n"
+        "attacks:\n  - {type: entity_context, importance: logits}\n"
+        "  - {type: entity, max_candidates: 3}\n", encoding="utf-8")
+    code = main([str(suite), "-o", str(tmp_path / "out"), "-q"])
+    results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    ctx = next(c for c in results["components"]["attacks"] if c["type"] == "entity_context")
+    assert ctx["importance_used"] == "logits"
+    records = results["attacks"]["records"]
+    if records:  # the random model may label nothing: then there is nothing to attack
+        assert code in (0, 1)
+        assert {r["importance"] for r in records if r["attack"] == "entity_context"} <= {"logits"}
+    else:
+        assert code == 5
