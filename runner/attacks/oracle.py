@@ -9,8 +9,8 @@ Three kinds of answer, chosen once per run (``importance`` in results.json says 
 
 - ``logits``: the system gives every label's raw score per word (``hf``: the token classifier's
   logits, aggregated per word as its labels are). Breaking BERT's importance (eq. 1) uses them.
-- ``span_scores``: the system gives one score per predicted entity (an ``http`` endpoint with a
-  ``response.score`` path). A word inside an entity scores its label with the entity's score;
+- ``span_scores``: the system gives one score per predicted entity (flair; an ``http`` endpoint
+  with a ``response.score`` path). A word inside an entity scores its label with the entity's score;
   every other label scores 0.
 - ``labels``: labels only (spaCy, Azure, AWS, or any system without scores). The importance is
   black-box (see :mod:`runner.attacks.context`).

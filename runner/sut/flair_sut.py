@@ -15,6 +15,8 @@ from runner.sut.base import RawSpan, SystemUnderTest
 
 class FlairNER(SystemUnderTest):
     name = "flair"
+    # Every entity carries its label's score: attacks rank words by it (importance span_scores).
+    gives_span_scores = True
 
     def __init__(self, *, model: str, device: str = "cpu", **kwargs: Any) -> None:
         super().__init__(**kwargs)
