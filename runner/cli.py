@@ -309,7 +309,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"mtrun: interrupted after {engine.sources_done} source(s); the partial results "
               "above are saved", file=sys.stderr)
         return ExitCode.INTERRUPTED
-    if results["overall"]["cases"] == 0:
+    if results["overall"]["cases"] == 0 and not (results.get("attacks") or {}).get("records"):
         print("mtrun: nothing to test: no transformation applied to any source sentence "
               f"({engine.sources_done} read)", file=sys.stderr)
         return ExitCode.NOTHING_TO_TEST

@@ -33,6 +33,7 @@ from runner.transforms.base import BatchItem
 from runner.types import FollowUp, Outcome, TestCase, Verdict
 
 CASES_FILE = "cases.jsonl"
+ATTACKS_FILE = "attacks.jsonl"  # one record per attacked entity (runner/attacks)
 PROGRESS_FILE = "progress.jsonl"  # one line per recorded batch: what --resume continues from
 RESULTS_VERSION = 1
 
@@ -81,7 +82,8 @@ class Engine:
         self.total: int | None = None
         self.status = "not started"
         self.started = self.finished = time.time()
-        self.sut = self.parser = None
+        self.sut = self.parser = self.attacks = None
+        self._batch_attacks: list[dict[str, Any]] = []
         self.filters: list[Any] = []
         self.funnel: dict[str, dict[str, Any]] = {}
         self._batch_funnel: dict[str, dict[str, Any]] = {}
@@ -143,6 +145,18 @@ class Engine:
             self.parser = Parser(p["model"], batch_size=p["batch_size"])
         self.analyzer = self.task.analyzer(cfg, self.sut, self.log)
 
+        # Adversarial attacks (runner/attacks): a stage of its own after the metamorphic cases.
+        self.attacks = None
+        if cfg.get("attacks"):
+            from runner.attacks.stage import AttackStage
+
+            self.attacks = AttackStage.from_config(cfg, self.sut, base_dir=self.suite.base_dir,
+                                                   log=self.log)
+            self.device = resolve_device(cfg["device"])
+            if self.attacks.needs_parse and self.parser is None:
+                p = cfg["parser"]
+                self.parser = Parser(p["model"], batch_size=p["batch_size"])
+
     def _make_sut(self) -> Any:
         return build_sut(self.suite, log=self.log)
 
@@ -166,10 +180,13 @@ class Engine:
         resume_key = self.resume_key()
         state = load_progress(self.out_dir, resume_key) if self.resume else None
         self.build()
+        if self.attacks is not None:
+            self.attacks.prepare(lambda: iter(corpus), self.sut, limits["batch_size"])
         self.out_dir.mkdir(parents=True, exist_ok=True)
         self.status = "running"
         cases_path = self.out_dir / CASES_FILE
         progress_path = self.out_dir / PROGRESS_FILE
+        attacks_path = self.out_dir / ATTACKS_FILE
         skip = 0
         if state is not None:
             # Continue after the last batch recorded whole; cases written after it (a batch cut
@@ -182,6 +199,8 @@ class Engine:
             self.resumed_at = state.get("resumed_at", []) + [skip]
             with cases_path.open("ab") as handle:
                 handle.truncate(state["cases_bytes"])
+            with attacks_path.open("ab") as handle:
+                handle.truncate(state.get("attacks_bytes", 0))
             with progress_path.open("ab") as handle:
                 handle.truncate(state["progress_bytes"])
             self.analyzer.restore_from_progress(progress_path)
@@ -191,8 +210,10 @@ class Engine:
             mode = "wb"
             progress_path.write_text(json.dumps({"kind": "start", "key": resume_key}) + "\n",
                                      encoding="utf-8")
-        with cases_path.open(mode) as sink, progress_path.open("a", encoding="utf-8") as marks:
+        with cases_path.open(mode) as sink, progress_path.open("a", encoding="utf-8") as marks, \
+                attacks_path.open(mode) as attack_sink:
             sink.seek(0, os.SEEK_END)
+            attack_sink.seek(0, os.SEEK_END)
             if state is not None:
                 marks.write(json.dumps({"kind": "resume", "at": skip}) + "\n")
             try:
@@ -204,13 +225,19 @@ class Engine:
                                        + "\n" for c in cases).encode("utf-8"))
                     sink.flush()
                     os.fsync(sink.fileno())
+                    # The batch's attack records, likewise, before its progress mark.
+                    attack_sink.write("".join(json.dumps(r, ensure_ascii=False) + "\n"
+                                              for r in self._batch_attacks).encode("utf-8"))
+                    attack_sink.flush()
+                    os.fsync(attack_sink.fileno())
                     _merge(self.counts, counts)
                     _merge(self.per_transformation, per_transformation)
                     _merge_funnel(self.funnel, self._batch_funnel)
                     self.sources_done += len(batch)
                     marks.write(json.dumps({
                         "kind": "batch", "sources_done": self.sources_done,
-                        "cases_bytes": sink.tell(), "counts": _dump(self.counts),
+                        "cases_bytes": sink.tell(), "attacks_bytes": attack_sink.tell(),
+                        "counts": _dump(self.counts),
                         "per_transformation": _dump(self.per_transformation),
                         "funnel": self.funnel,
                         "dropped_labels": dict(self.sut.dropped_labels),
@@ -256,6 +283,12 @@ class Engine:
         # The task's analysis of the violations (NER: error categories, repair, gold metrics).
         self.analyzer.observe(batch, predictions)
         cases = self.analyzer.process(cases)
+        # Adversarial attacks on the batch's entities (NER): a stage of their own, recorded in
+        # attacks.jsonl with the batch. The parse is the parser's cached one.
+        if self.attacks is not None:
+            docs = (self.parser.parse_many([s.text for s in batch]) if self.parser
+                    else [None] * len(batch))
+            self._batch_attacks = self.attacks.run_batch(batch, predictions, docs)
         return cases, counts, per_transformation
 
     def _judge_batch(self, batch: list[Any]) -> tuple[list[TestCase], dict, dict, list]:
@@ -383,7 +416,8 @@ class Engine:
         """Every model and candidate source the run's transformations and filters use
         (results.json ``components.models``)."""
         out: list[dict[str, Any]] = []
-        for c in list(self.transformations) + list(self.filters):
+        stages = [self.attacks] if getattr(self, "attacks", None) is not None else []
+        for c in list(self.transformations) + list(self.filters) + stages:
             for d in getattr(c, "models", lambda: [])():
                 if d not in out:
                     out.append(d)
@@ -419,6 +453,8 @@ class Engine:
                        follow_ups=sum(c.follow_ups for c in self.per_transformation.values()))
         relations = {r: c.to_json() for r, c in sorted(per_relation.items())}
         groups = group_counts(summary)
+        attacks = (self.attacks.results(self.out_dir / ATTACKS_FILE)
+                   if getattr(self, "attacks", None) is not None else None)
         return {
             "mtrun_results_version": RESULTS_VERSION,
             "task": self.task.name,
@@ -441,6 +477,7 @@ class Engine:
                               for r, rc in zip(self.relation_objects, self.cfg["relations"])],
                 **({"filters": [f.describe() for f in self.filters]} if self.filters else {}),
                 **({"models": self.model_components()} if self.model_components() else {}),
+                **({"attacks": self.attacks.describe()} if self.attacks is not None else {}),
             },
             **({"funnel": self.funnel} if self.funnel and (self.filters or self.model_components())
                else {}),
@@ -451,7 +488,9 @@ class Engine:
             "groups": groups,
             "overall": overall,
             "thresholds": evaluate_thresholds(self.cfg["report"]["fail_on"], overall, relations,
-                                              groups),
+                                              groups,
+                                              attacks=attacks["summary"] if attacks else None),
+            **({"attacks": attacks} if attacks is not None else {}),
             **(self.analyzer.results() if getattr(self, "analyzer", None) else {}),
         }
 

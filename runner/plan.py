@@ -76,4 +76,12 @@ def dry_run(suite: Suite, *, use_cache: bool = True) -> tuple[str, dict[str, Any
         "characters (follow-ups already cached are not sent)",
         f"  {cache_note}",
     ]
+    if cfg.get("attacks"):
+        # The entities attacked are known only from the system's answers: a bound per entity.
+        bounds = [f"{a['type']} ≤{a['max_candidates']}" if a["type"] == "entity" else
+                  f"{a['type']} ≤{1 + a['max_candidates']} per context word"
+                  for a in cfg["attacks"]]
+        lines.insert(-2, f"  attacks:    not in the total; texts per attacked entity: "
+                         f"{', '.join(bounds)}")
+        plan["attack_bounds"] = bounds
     return "\n".join(lines), plan

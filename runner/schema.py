@@ -115,7 +115,7 @@ def _task_schema(task: Any, names: list[str]) -> dict[str, Any]:
                 "batch_size": {"type": "integer", "minimum": 1, "default": 64},
             }, description="Parse (tags, dependencies, lemmas) used by transformations."),
             "corpus": copy.deepcopy(task.corpus_schema()),
-            "transformations": {"type": "array", "minItems": 1,
+            "transformations": {"type": "array",
                                 "items": _component(transformations, {"name": {
                                     "type": "string", "pattern": NAME_PATTERN,
                                     "description": "What this transformation is called in "
@@ -124,7 +124,7 @@ def _task_schema(task: Any, names: list[str]) -> dict[str, Any]:
                                                    "times with different parameters."}})},
             "filters": {"type": "array", "items": _component(registries["filters"]), "default": []},
             "relations": {
-                "type": "array", "minItems": 1,
+                "type": "array",
                 "items": _component(registries["relations"], {"applies_to": {
                     "type": "array", "minItems": 1, "uniqueItems": True,
                     "items": {"type": "string"},
@@ -160,6 +160,10 @@ def _task_schema(task: Any, names: list[str]) -> dict[str, Any]:
                                               "for ones of a named group), e.g. {robustness: "
                                               "0.3, bias: 0.1}: the rate over every "
                                               "transformation of the group."},
+                    "max_attack_success_rate": {
+                        "type": ["number", "null"], "minimum": 0, "maximum": 1, "default": None,
+                        "description": "Exit 1 when an attack's success rate (every word of "
+                                       "the entity mislabelled) exceeds this."},
                 }, description="Exit 1 when a violation rate exceeds these."),
             }),
             "cache": _section({

@@ -378,6 +378,11 @@ def _cross_check(suite: Suite) -> None:
         t.setdefault("name", t["type"])
     types = [t["name"] for t in cfg["transformations"]]
     kind_of = {t["name"]: t["type"] for t in cfg["transformations"]}
+    if not types and not cfg.get("attacks"):
+        raise suite.error("needs at least one transformation" + (
+            " (or, for an attack-only suite, an `attacks:` list)" if "attacks" in cfg else ""),
+            ("transformations",))
+    _check_attacks(suite)
     seen: set[str] = set()
     for i, t in enumerate(types):
         if t in seen:
@@ -517,6 +522,28 @@ def probe(suite: Suite, at: Path_, check: Any) -> Any:
         raise suite.error(f"cannot use this path: {reason}", at) from None
 
 
+def _check_attacks(suite: Suite) -> None:
+    cfg = suite.config
+    names: set[str] = set()
+    for i, a in enumerate(cfg.get("attacks") or []):
+        if a["type"] in names:
+            raise suite.error(f"attack {a['type']!r} is listed twice", ("attacks", i, "type"))
+        names.add(a["type"])
+        for key in ("vectors_file", "pool_file"):
+            if a.get(key):
+                path = usable_path(suite, a[key], ("attacks", i, key))
+                if not probe(suite, ("attacks", i, key), path.is_file):
+                    raise suite.error(f"file not found: {path}", ("attacks", i, key),
+                                      hint="paths are relative to the suite file's folder")
+                a[key] = str(path)
+        if a.get("candidates") == "vectors_file" and not a.get("vectors_file"):
+            raise suite.error("candidates vectors_file needs `vectors_file:` (a word-vector text "
+                              "file)", ("attacks", i, "candidates"))
+    if cfg["report"]["fail_on"].get("max_attack_success_rate") is not None and not names:
+        raise suite.error("a threshold on the attack success rate, but the suite has no "
+                          "`attacks:`", ("report", "fail_on", "max_attack_success_rate"))
+
+
 # -- helpers -----------------------------------------------------------------------------------
 
 def _position(marks: dict, at: Path_) -> tuple[int | None, int | None]:
@@ -541,7 +568,8 @@ def _dotted(at: Path_) -> str:
 
 def _kind_of(at: Path_) -> str:
     return {"sut": "sut", "transformations": "transformation", "relations": "relation",
-            "filters": "filter", "parser": "parser"}.get(str(at[0]), "component")
+            "filters": "filter", "parser": "parser", "attacks": "attack"}.get(str(at[0]),
+                                                                              "component")
 
 
 def _did_you_mean(value: Any, options: Any) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SUITES = ["ner_azure", "ner_aws", "ner_flair_conll", "ner_flair_ontonotes"]
+SUITES = ["ner_azure", "ner_aws", "ner_flair_conll", "ner_flair_ontonotes", "attack_hf"]
 SECRETS = {"AZURE_LANGUAGE_KEY", "AZURE_LANGUAGE_ENDPOINT", "AWS_ACCESS_KEY_ID",
            "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_REGION",
            "AWS_DEFAULT_REGION", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
@@ -43,6 +43,7 @@ def test_validate_needs_no_credentials(name, tmp_path):
     ("ner_aws", ["AWS_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"]),
     ("ner_flair_conll", ["flair"]),
     ("ner_flair_ontonotes", ["flair"]),
+    ("attack_hf", ["dslim/bert-base-NER", "save_pretrained"]),
 ])
 def test_run_without_credentials_exits_4_naming_them(name, needs, tmp_path):
     proc = _run([f"suites/{name}.yaml", "-o", str(tmp_path / "out"), "--max-sources", "3"],

@@ -129,7 +129,7 @@ def test_unknown_top_level_key_with_did_you_mean(capsys, tmp_path):
     err = both(capsys, path, tmp_path)
     located(err, path, 10, 1)
     assert "transformatoins: unknown key — did you mean 'transformations'?" in err
-    assert "(allowed here: cache, corpus, description, device, execution, filters" in err
+    assert "(allowed here: attacks, cache, corpus, description, device, execution, filters" in err
 
 
 def test_unknown_sut_key_with_did_you_mean(capsys, tmp_path):

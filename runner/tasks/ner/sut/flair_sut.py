@@ -15,6 +15,8 @@ from runner.tasks.ner.sut.base import NERSystem, RawSpan
 
 class FlairNER(NERSystem):
     name = "flair"
+    # Every entity carries its label's score: attacks rank words by it (importance span_scores).
+    gives_span_scores = True
 
     def __init__(self, *, model: str, device: str = "cpu", **kwargs: Any) -> None:
         super().__init__(**kwargs)

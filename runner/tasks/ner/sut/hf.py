@@ -276,7 +276,7 @@ class HuggingFaceNER(NERSystem):
         return out
 
     def _forward(self, rows: list[list[int]]) -> list[Any]:
-        """Label probabilities (float32 numpy, one row per token) for each window of ids."""
+        """Label logits (float32 numpy, one row per token) for each window of ids."""
         import torch
 
         out: list[Any] = []
@@ -288,11 +288,18 @@ class HuggingFaceNER(NERSystem):
                 inputs["token_type_ids"] = torch.zeros_like(inputs["input_ids"])
             with torch.inference_mode():
                 logits = self.model(**inputs).logits
-            probs = logits.float().softmax(dim=-1).cpu().numpy()
-            out.extend(probs[j, :len(r)] for j, r in enumerate(chunk))
+            logits = logits.float().cpu().numpy()
+            out.extend(logits[j, :len(r)] for j, r in enumerate(chunk))
         return out
 
     def _predict_raw(self, texts: Sequence[str]) -> list[list[RawSpan]]:
+        return [[] if tokens is None else self._spans(text, tokens[0], tokens[1],
+                                                        _softmax(tokens[2]))
+                for text, tokens in zip(texts, self._token_logits(texts))]
+
+    def _token_logits(self, texts: Sequence[str]) -> list[Any]:
+        """Per text: (offsets, word ids, logits per token) over the whole text (windows joined),
+        or None for a text without tokens."""
         import numpy as np
 
         enc = self.tokenizer(list(texts), add_special_tokens=False, return_offsets_mapping=True,
@@ -318,40 +325,120 @@ class HuggingFaceNER(NERSystem):
         self.windows += len(rows)
         probs = self._forward(rows) if rows else []
 
-        results: list[list[RawSpan]] = []
+        results: list[Any] = []
         for t, text in enumerate(texts):
             ids = enc["input_ids"][t]
             if not ids:
-                results.append([])
+                results.append(None)
                 continue
-            token_probs = np.empty((len(ids), probs[plan[t][0][0]].shape[-1]), dtype=np.float32)
+            token_logits = np.empty((len(ids), probs[plan[t][0][0]].shape[-1]), dtype=np.float32)
             for row, s, lo, hi in plan[t]:
                 p = probs[row]
-                token_probs[lo:hi] = p[len(pre) + lo - s:len(pre) + hi - s]
-            results.append(self._spans(text, enc["offset_mapping"][t], enc.word_ids(t),
-                                       token_probs))
+                token_logits[lo:hi] = p[len(pre) + lo - s:len(pre) + hi - s]
+            results.append((enc["offset_mapping"][t], enc.word_ids(t), token_logits))
         return results
 
     def _spans(self, text: str, offsets: Sequence[tuple[int, int]],
                word_ids: Sequence[int | None], token_probs: Any) -> list[RawSpan]:
-        # Group sub-tokens into words, in text order; tokens without a word are their own word.
-        groups: dict[Any, list[int]] = {}
-        for i, w in enumerate(word_ids):
-            groups.setdefault(("w", w) if w is not None else ("t", i), []).append(i)
         words = []
-        for toks in groups.values():
-            toks = [i for i in toks if offsets[i][1] > offsets[i][0]]
-            if not toks:
-                continue
-            start = min(offsets[i][0] for i in toks)
-            end = max(offsets[i][1] for i in toks)
-            while start < end and text[start].isspace():
-                start += 1
-            while end > start and text[end - 1].isspace():
-                end -= 1
-            if start >= end:
-                continue
+        for start, end, toks in _word_tokens(text, offsets, word_ids):
             label_id, prob = aggregate(token_probs[toks], self.aggregation)
             words.append((start, end, self.id2label.get(label_id, f"LABEL_{label_id}"), prob))
         words.sort(key=lambda w: (w[0], w[1]))
         return decode_words(words)
+
+    # -- label scores (for attacks) --------------------------------------------------------
+    def predict_scores(self, texts: Sequence[str]) -> list[Any]:
+        """Per text: (Prediction, [(start, end, {BIO label in common types: logit})] per word),
+        the raw logits the paper's importance uses, aggregated per word like the labels (first
+        sub-token, the most confident one, or the mean). Labels that map to the same common
+        label (B-GPE, B-LOC → B-LOCATION) keep the highest logit; dropped labels count as O.
+        Answers are cached per text; the prediction also goes into the prediction cache."""
+        from collections import OrderedDict
+
+        cache = getattr(self, "_score_cache", None)
+        if cache is None:
+            cache = self._score_cache = OrderedDict()
+        todo = list(dict.fromkeys(t for t in texts if t not in cache))
+        for i in range(0, len(todo), self.batch_size * 4):
+            chunk = todo[i:i + self.batch_size * 4]
+            self.calls += 1
+            self.texts_sent += len(chunk)
+            for text, tokens in zip(chunk, self._token_logits(chunk)):
+                if tokens is None:
+                    pred, scores = self._map([]), []
+                else:
+                    offsets, word_ids, logits = tokens
+                    raw = self._spans(text, offsets, word_ids, _softmax(logits))
+                    pred = self._map(raw)
+                    scores = self._word_scores(text, offsets, word_ids, logits)
+                self.cache.put((self.fingerprint_cached, text), pred)
+                cache[text] = (pred, scores)
+        while len(cache) > 20000:
+            cache.popitem(last=False)
+        return [cache[t] for t in texts]
+
+    def _word_scores(self, text: str, offsets: Any, word_ids: Any,
+                     logits: Any) -> list[tuple[int, int, dict[str, float]]]:
+        keys = getattr(self, "_common_keys", None)
+        if keys is None:
+            keys = self._common_keys = [self._common_label(self.id2label.get(i, f"LABEL_{i}"))
+                                        for i in range(logits.shape[-1])]
+        probs = _softmax(logits)
+        out = []
+        for start, end, toks in _word_tokens(text, offsets, word_ids):
+            if self.aggregation == "average":
+                row = logits[toks].mean(axis=0)
+            elif self.aggregation == "max":
+                row = logits[toks[int(probs[toks].max(axis=1).argmax())]]
+            else:
+                row = logits[toks[0]]
+            scores: dict[str, float] = {}
+            for key, value in zip(keys, row.tolist()):
+                if key not in scores or value > scores[key]:
+                    scores[key] = value
+            out.append((start, end, scores))
+        out.sort(key=lambda w: (w[0], w[1]))
+        return out
+
+    def _common_label(self, raw: str) -> str:
+        tag, typ = parse_label(raw)
+        if tag is None:
+            return "O"
+        common = self.label_map.get(typ, typ if self.keep_unmapped else None)
+        if common is None:
+            return "O"
+        return ("B-" if tag in (_BEGIN, _SINGLE) else "I-") + common
+
+
+def _softmax(logits: Any) -> Any:
+    import numpy as np
+
+    z = logits - logits.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _word_tokens(text: str, offsets: Sequence[tuple[int, int]],
+                 word_ids: Sequence[int | None]) -> list[tuple[int, int, list[int]]]:
+    """(start, end, sub-token indices) of each word, in text order."""
+    # Group sub-tokens into words, in text order; tokens without a word are their own word.
+    groups: dict[Any, list[int]] = {}
+    for i, w in enumerate(word_ids):
+        groups.setdefault(("w", w) if w is not None else ("t", i), []).append(i)
+    words = []
+    for toks in groups.values():
+        toks = [i for i in toks if offsets[i][1] > offsets[i][0]]
+        if not toks:
+            continue
+        start = min(offsets[i][0] for i in toks)
+        end = max(offsets[i][1] for i in toks)
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        if start >= end:
+            continue
+        words.append((start, end, toks))
+    words.sort(key=lambda w: (w[0], w[1]))
+    return words

@@ -53,6 +53,8 @@ class HttpNER(NERSystem):
         self.response = {"documents": "", "entities": "entities", "start": "start", "end": "end",
                          "length": None, "label": "label", "text": None, "score": None,
                          **dict(response)}
+        # An entity score in the answer: attacks rank words by it (importance span_scores).
+        self.gives_span_scores = bool(self.response.get("score"))
         self.offsets = offsets
         self.concurrency = concurrency
         self.policy = RetryPolicy.from_params(retry or {})

@@ -1,0 +1,173 @@
+"""The attack stage: run per batch of sources, after the metamorphic cases, by the engine.
+
+Each attacked entity gives one record, appended to ``attacks.jsonl`` with the batch's cases; the
+byte length of the file is part of each batch's progress mark, so ``--resume`` cuts the records of
+a batch cut short and runs that batch again: no entity is attacked twice and none is lost.
+Randomness (the entity attack's sample of candidates) comes from a generator derived from the
+seed, the source and the entity, so results do not depend on batch size or ``--max-sources``.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
+
+from runner.tasks.ner.types import Prediction, Sentence
+
+ATTACKS_FILE = "attacks.jsonl"
+
+
+class AttackStage:
+    def __init__(self, attacks: list[Any], *, seed: int,
+                 log: Callable[[str], None] = lambda m: None) -> None:
+        self.attacks = attacks
+        self.seed = seed
+        self.log = log
+
+    @property
+    def needs_parse(self) -> bool:
+        return any(a.name == "entity_context" for a in self.attacks)
+
+    @classmethod
+    def from_config(cls, cfg: dict[str, Any], sut: Any, *, base_dir: Path,
+                    log: Callable[[str], None] = lambda m: None) -> "AttackStage":
+        from runner.attacks.synonyms import Similarity, SynonymFinder
+        from runner.tasks.ner.catalog import ATTACKS
+        from runner.models import get_encoder
+
+        attacks = []
+        for a in cfg["attacks"]:
+            params = {k: v for k, v in a.items() if k != "type"}
+            log(f"loading models for the {a['type']} attack")
+            device, fp16, batch = cfg["device"], params.pop("fp16"), params.pop("batch_size")
+            encoder = get_encoder(params.pop("encoder"), device=device, fp16=fp16,
+                                  batch_size=batch)
+            similarity = Similarity(encoder, params.pop("word_similarity", "context"))
+            if a["type"] == "entity_context":
+                from runner.nlp import load_spacy
+                from runner.text.candidates import make_source
+
+                source = make_source(params.pop("candidates"), masked_lm=params.pop("masked_lm"),
+                                     vectors=params.pop("vectors"), device=device, fp16=fp16,
+                                     batch_size=batch, vectors_file=params.pop("vectors_file"))
+                params["synonyms"] = SynonymFinder(
+                    source, similarity, load_spacy(params.pop("tagger")),
+                    max_candidates=params.pop("max_candidates"),
+                    min_word_similarity=params.pop("min_word_similarity"))
+            attack = ATTACKS.get(a["type"]).factory(sut=sut, similarity=similarity, **params)
+            attacks.append(attack)
+        return cls(attacks, seed=cfg["seed"], log=log)
+
+    # -- the entity attack's pool ----------------------------------------------------------
+    def prepare(self, sentences: Callable[[], Iterable[Sentence]], sut: Any,
+                batch_size: int) -> None:
+        """Collect the entity attack's pool of same-type entities: the corpus's gold entities
+        when it has gold labels, else the system's predictions on the corpus (batched, through
+        the prediction cache, so the run's own source predictions cost nothing more), or the
+        gazetteer file the suite names."""
+        for attack in self.attacks:
+            if attack.name != "entity":
+                continue
+            if attack.pool_file:
+                attack.set_pool(read_pool_file(Path(attack.pool_file)),
+                                f"file:{Path(attack.pool_file).name}")
+                continue
+            limit = attack.pool_sources
+            gold: dict[str, list[str]] = {}
+            predicted: dict[str, list[str]] = {}
+            has_gold = False
+            for batch in _chunks(_limit(sentences(), limit), batch_size):
+                for s in batch:
+                    if s.gold is not None:
+                        has_gold = True
+                        for g in s.gold:
+                            gold.setdefault(g.label, []).append(g.text_in(s.text))
+                if not has_gold:
+                    for s, p in zip(batch, sut.predict_outcomes([s.text for s in batch])):
+                        if isinstance(p, Prediction):
+                            for sp in p.spans:
+                                predicted.setdefault(sp.label, []).append(sp.text_in(s.text))
+            if has_gold:
+                attack.set_pool(gold, "corpus gold entities")
+            else:
+                attack.set_pool(predicted, "entities the system predicted in the corpus")
+            sizes = ", ".join(f"{t} {len(v)}" for t, v in sorted(attack.pool.items()))
+            self.log(f"entity attack pool ({attack.pool_basis}): {sizes or 'empty'}")
+
+    # -- running ---------------------------------------------------------------------------
+    def run_batch(self, batch: list[Sentence], predictions: list[Any],
+                  docs: list[Any]) -> list[dict[str, Any]]:
+        from runner.engine import case_rng
+
+        records = []
+        for source, prediction, doc in zip(batch, predictions, docs):
+            if not isinstance(prediction, Prediction):
+                continue  # the source could not be predicted: its error case says so
+            for attack in self.attacks:
+                def rng_for(name: str, k: int, span: Any, _s: Sentence = source) -> Any:
+                    return case_rng(self.seed, _s.id, _s.text, "attack:" + name,
+                                    f"{span.start}:{span.end}:{span.label}")
+                records += attack.run(source, prediction, doc, rng_for)
+        return records
+
+    def describe(self) -> list[dict[str, Any]]:
+        return [a.describe() for a in self.attacks]
+
+    def models(self) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for a in self.attacks:
+            for d in a.models():
+                if d not in out:
+                    out.append(d)
+        return out
+
+    def results(self, path: Path) -> dict[str, Any]:
+        from runner.attacks.metrics import summarise
+
+        records = list(iter_records(path))
+        return {"components": self.describe(), "summary": summarise(records),
+                "calls": sum(a.oracle.calls for a in self.attacks), "records": records}
+
+
+def iter_records(path: Path) -> Iterator[dict[str, Any]]:
+    if not path.exists():
+        return
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                yield json.loads(line)
+
+
+def read_pool_file(path: Path) -> dict[str, list[str]]:
+    """A gazetteer: one ``TYPE<TAB>entity text`` per line (the suite's common types)."""
+    from runner.errors import MtrunError
+
+    if not path.is_file():
+        raise MtrunError(f"{path}: entity pool file not found")
+    pool: dict[str, list[str]] = {}
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        label, sep, text = line.partition("\t")
+        if not sep or not label.strip() or not text.strip():
+            raise MtrunError(f"{path}:{n}: expected TYPE<TAB>entity text, got {line[:80]!r}")
+        pool.setdefault(label.strip(), []).append(text.strip())
+    return pool
+
+
+def _limit(items: Iterable[Sentence], n: int | None) -> Iterator[Sentence]:
+    for i, s in enumerate(items):
+        if n is not None and i >= n:
+            return
+        yield s
+
+
+def _chunks(items: Iterable[Sentence], n: int) -> Iterator[list[Sentence]]:
+    batch: list[Sentence] = []
+    for s in items:
+        batch.append(s)
+        if len(batch) == n:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
