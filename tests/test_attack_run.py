@@ -183,3 +183,16 @@ def test_attack_suite_runs_from_the_command_line(tmp_path):
     results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     assert results["attacks"]["records"]
     assert {r["reference"] for r in results["attacks"]["records"]} == {"gold"}
+
+
+def test_attacks_are_refused_on_the_ray_engine(tmp_path):
+    """The Ray workers run the metamorphic part only: an attack suite on them is a clear error,
+    never a run that silently skips its attacks."""
+    from runner.errors import MtrunError
+    from runner.execution import make_engine
+    from runner.suite import load_suite
+
+    suite = load_suite(ROOT / "suites" / "attack_spacy.yaml")
+    suite.config["execution"] = {"engine": "ray", "workers": 2}
+    with pytest.raises(MtrunError, match="does not run `attacks:`"):
+        make_engine(suite, tmp_path)

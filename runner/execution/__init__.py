@@ -33,6 +33,11 @@ def make_engine(suite: Any, out_dir: str | Path, **kwargs: Any) -> Any:
 
         return Engine(suite, Path(out_dir), **kwargs)
     if engine == "ray":
+        if suite.config.get("attacks"):
+            # The attack stage searches entity by entity with the system in the loop; the Ray
+            # workers process the metamorphic part of a batch only.
+            raise MtrunError("execution.engine ray does not run `attacks:` yet; run attack "
+                             "suites with the local engine (no --workers)")
         from runner.execution.ray_engine import RayEngine
 
         return RayEngine(suite, Path(out_dir), **kwargs)
