@@ -45,10 +45,19 @@ def load_results(out: Path) -> dict:
 
 
 def every_file_text(*roots: Path) -> str:
-    """All bytes under the given files/folders, decoded leniently (for secret checks)."""
+    """All bytes under the given files/folders, decoded leniently (for secret checks). Objects
+    left for the garbage collector (a run's SQLite cache connection) are collected first, so a
+    connection closing mid-walk cannot remove its -shm/-wal file under the reader: their content
+    is then folded into the database file, which is read."""
+    import gc
+
+    gc.collect()
     chunks = []
     for root in roots:
         paths = [root] if root.is_file() else [p for p in root.rglob("*") if p.is_file()]
         for p in paths:
-            chunks.append(p.read_bytes().decode("utf-8", "replace"))
+            try:
+                chunks.append(p.read_bytes().decode("utf-8", "replace"))
+            except FileNotFoundError:
+                continue  # removed since the listing: nothing left in it to leak
     return "\n".join(chunks)
