@@ -11,6 +11,7 @@ import email.utils
 import json
 import os
 import random
+import re
 import socket
 import threading
 import time
@@ -18,6 +19,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
+from urllib.parse import urlsplit
 
 from runner.errors import ModelNotAvailable, MtrunError
 
@@ -101,6 +103,30 @@ class Retry(Exception):
         self.reason = reason
         self.retry_after = retry_after
         self.throttled = throttled
+
+
+_HEADER_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def resolve_headers(templates: Mapping[str, str]) -> tuple[dict[str, str], tuple[str, ...]]:
+    """Request headers with every ``${VAR}`` replaced by the environment variable VAR, and the
+    values substituted (secrets: kept out of every message). A variable that is not set is an
+    exit-4 error naming it, before any request is sent."""
+    names = [v for h in templates.values() for v in _HEADER_VAR.findall(h)]
+    missing = sorted({v for v in names if not os.environ.get(v)})
+    if missing:
+        raise ModelNotAvailable(f"the http system under test needs the environment "
+                                f"variable(s) {', '.join(missing)} (named in sut.headers)")
+    headers = {k: _HEADER_VAR.sub(lambda m: os.environ[m.group(1)], v)
+               for k, v in templates.items()}
+    return headers, tuple(os.environ[v] for v in names)
+
+
+def public_url(url: str) -> str:
+    """The URL as reports show it: no query string or user info (they may hold a token)."""
+    parts = urlsplit(url)
+    return (f"{parts.scheme}://{parts.hostname}" + (f":{parts.port}" if parts.port else "")
+            + parts.path)
 
 
 def parse_retry_after(value: str | None) -> float | None:

@@ -11,16 +11,13 @@ dotted paths: ``response.documents`` leads to the list with one item per text (i
 from __future__ import annotations
 
 import os
-import re
 from typing import Any, Mapping, Sequence
 from urllib.parse import urlsplit
 
 from runner.errors import ModelNotAvailable
 from runner.tasks.ner.sut.base import NERSystem
-from runner.sut.remote import (RetryPolicy, SUTCallError, count_unaligned, post_json, realign,
-                               utf16_to_codepoint, utf8_to_codepoint)
-
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+from runner.sut.remote import (RetryPolicy, SUTCallError, count_unaligned, post_json, public_url,
+                               realign, resolve_headers, utf16_to_codepoint, utf8_to_codepoint)
 
 
 class HttpNER(NERSystem):
@@ -59,20 +56,10 @@ class HttpNER(NERSystem):
         self.concurrency = concurrency
         self.policy = RetryPolicy.from_params(retry or {})
         self._header_templates = dict(headers or {})
-        missing = sorted({v for h in self._header_templates.values() for v in _VAR.findall(h)
-                          if not os.environ.get(v)})
-        if missing:
-            raise ModelNotAvailable(f"the http system under test needs the environment "
-                                    f"variable(s) {', '.join(missing)} (named in sut.headers)")
-        self._headers = {k: _VAR.sub(lambda m: os.environ[m.group(1)], v)
-                         for k, v in self._header_templates.items()}
-        self._secrets = tuple(os.environ[v] for h in self._header_templates.values()
-                              for v in _VAR.findall(h))
+        self._headers, self._secrets = resolve_headers(self._header_templates)
 
     def describe(self) -> dict[str, Any]:
-        parts = urlsplit(self.url)  # no query string or user info: they may hold a token
-        return {"backend": "http", "url": f"{parts.scheme}://{parts.hostname}"
-                + (f":{parts.port}" if parts.port else "") + parts.path,
+        return {"backend": "http", "url": public_url(self.url),
                 "request": self.request, "response": self.response, "offsets": self.offsets,
                 "header_names": sorted(self._header_templates)}
 

@@ -11,16 +11,15 @@ never written anywhere) is the NER ``http`` system's.
 from __future__ import annotations
 
 import os
-import re
 from typing import Any, Mapping, Sequence
 from urllib.parse import urlsplit
 
 from runner.errors import ModelNotAvailable
-from runner.sut.remote import RetryPolicy, SUTCallError, post_json
+from runner.sut.remote import (RetryPolicy, SUTCallError, post_json, public_url,
+                               resolve_headers)
 from runner.tasks.re.sut.base import RESystem
 from runner.tasks.re.types import REInput
 
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _PER_INPUT = ("$text", "$head", "$tail")
 
 
@@ -51,20 +50,10 @@ class HttpRE(RESystem):
         self.policy = RetryPolicy.from_params(retry or {})
         self.concurrency = concurrency
         self._header_templates = dict(headers or {})
-        missing = sorted({v for h in self._header_templates.values() for v in _VAR.findall(h)
-                          if not os.environ.get(v)})
-        if missing:
-            raise ModelNotAvailable(f"the http system under test needs the environment "
-                                    f"variable(s) {', '.join(missing)} (named in sut.headers)")
-        self._headers = {k: _VAR.sub(lambda m: os.environ[m.group(1)], v)
-                         for k, v in self._header_templates.items()}
-        self._secrets = tuple(os.environ[v] for h in self._header_templates.values()
-                              for v in _VAR.findall(h))
+        self._headers, self._secrets = resolve_headers(self._header_templates)
 
     def describe(self) -> dict[str, Any]:
-        parts = urlsplit(self.url)
-        return {"backend": "http", "url": f"{parts.scheme}://{parts.hostname}"
-                + (f":{parts.port}" if parts.port else "") + parts.path,
+        return {"backend": "http", "url": public_url(self.url),
                 "request": self.request, "response": self.response,
                 "header_names": sorted(self._header_templates)}
 
