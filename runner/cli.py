@@ -55,6 +55,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--triage", metavar="FILE",
                      help="triage file exported from a report (overrides report.triage): "
                           "violations marked false alarm leave the rates")
+    run.add_argument("--timings", action="store_true",
+                     help="print where the time went (seconds per stage) at the end")
     run.add_argument("--dry-run", action="store_true",
                      help="print how many calls and characters the run would send, send none")
 
@@ -289,7 +291,9 @@ def _run(args: argparse.Namespace) -> int:
         cases_path = cases
         results = triage.adjust(results, iter_cases(cases_path))
         cases = triage.wrap(lambda: iter_cases(cases_path))
+    report_started = time.perf_counter()
     written = write_outputs(results, cases, out_dir, formats)
+    engine.stages.add("report", time.perf_counter() - report_started)
     if show:
         print(console_summary(results))
         if results["overall"]["error"]:
@@ -301,6 +305,10 @@ def _run(args: argparse.Namespace) -> int:
                   f"without a call, {results['stats']['sut']['texts_sent']} sent")
         for path in written:
             print(f"wrote {path}")
+    if args.timings:
+        from runner.timing import process_age, stage_table
+
+        print(stage_table(engine.stages.to_json(), wall=process_age()), file=sys.stderr)
     if crash is not None:
         print(f"mtrun: the run stopped after {engine.sources_done} source(s); the results decided "
               "so far are saved", file=sys.stderr)

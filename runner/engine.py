@@ -29,6 +29,7 @@ from runner.models.loading import resolve_device
 from runner.suite import Suite
 from runner.sut.base import SUTFailure
 from runner.tasks.base import Corpus
+from runner.timing import Stages, process_age
 from runner.transforms.base import BatchItem
 from runner.types import FollowUp, Outcome, TestCase, Verdict
 
@@ -89,6 +90,8 @@ class Engine:
         self._batch_funnel: dict[str, dict[str, Any]] = {}
         # Set by a signal handler: the run stops cleanly after the batch in progress.
         self.stop_requested = False
+        # Seconds per stage (results.json run.stages, `mtrun --timings`).
+        self.stages = Stages()
 
     # -- building --------------------------------------------------------------------------
     def build(self) -> None:
@@ -179,7 +182,8 @@ class Engine:
         self.total = total
         resume_key = self.resume_key()
         state = load_progress(self.out_dir, resume_key) if self.resume else None
-        self.build()
+        with self.stages("start-up: models"):
+            self.build()
         if self.attacks is not None:
             self.attacks.prepare(lambda: iter(corpus), self.sut, limits["batch_size"])
         self.out_dir.mkdir(parents=True, exist_ok=True)
@@ -219,6 +223,8 @@ class Engine:
             try:
                 sources = islice(iter(corpus), skip, total)
                 batches = _batched(sources, limits["batch_size"])
+                # Start-up: from the process's start to the first batch (models built).
+                self.stages.add("start-up", process_age())
                 for batch, (cases, counts, per_transformation) in self._execute(batches):
                     # A batch is recorded whole: its cases in one write, then its counts.
                     sink.write("".join(json.dumps(self.task.case_to_json(c), ensure_ascii=False)
@@ -281,14 +287,16 @@ class Engine:
     def _run_batch(self, batch: list[Any]) -> tuple[list[TestCase], dict, dict]:
         cases, counts, per_transformation, predictions = self._judge_batch(batch)
         # The task's analysis of the violations (NER: error categories, repair, gold metrics).
-        self.analyzer.observe(batch, predictions)
-        cases = self.analyzer.process(cases)
+        with self.stages("analysis (repair, categories)"):
+            self.analyzer.observe(batch, predictions)
+            cases = self.analyzer.process(cases)
         # Adversarial attacks on the batch's entities (NER): a stage of their own, recorded in
         # attacks.jsonl with the batch. The parse is the parser's cached one.
         if self.attacks is not None:
-            docs = (self.parser.parse_many([s.text for s in batch]) if self.parser
-                    else [None] * len(batch))
-            self._batch_attacks = self.attacks.run_batch(batch, predictions, docs)
+            with self.stages("attacks"):
+                docs = (self.parser.parse_many([s.text for s in batch]) if self.parser
+                        else [None] * len(batch))
+                self._batch_attacks = self.attacks.run_batch(batch, predictions, docs)
         return cases, counts, per_transformation
 
     def _judge_batch(self, batch: list[Any]) -> tuple[list[TestCase], dict, dict, list]:
@@ -299,8 +307,12 @@ class Engine:
         cap = self.cfg["limits"]["max_follow_ups_per_source"]
         counts: dict[tuple[str, str], Counts] = defaultdict(Counts)
         per_transformation: dict[str, Counts] = defaultdict(Counts)
-        predictions = self.sut.predict_outcomes([task.sut_input(s) for s in batch])
-        docs = self.parser.parse_many([s.text for s in batch]) if self.parser else [None] * len(batch)
+        stage = self.stages
+        with stage("system: sources"):
+            predictions = self.sut.predict_outcomes([task.sut_input(s) for s in batch])
+        with stage("parse: sources"):
+            docs = (self.parser.parse_many([s.text for s in batch]) if self.parser
+                    else [None] * len(batch))
         answered = [n for n, p in enumerate(predictions) if not isinstance(p, SUTFailure)]
         position = {n: k for k, n in enumerate(answered)}
         # Each transformation sees the whole batch at once (one that combines sources needs it);
@@ -312,7 +324,8 @@ class Engine:
             items = [BatchItem(batch[n], predictions[n],
                                case_rng(seed, batch[n].id, batch[n].text, t.name), docs[n])
                      for n in answered]
-            made[t.name] = t.generate_batch(items)
+            with stage(f"candidates: {t.name}"):
+                made[t.name] = t.generate_batch(items)
             # A transformation that checks its own candidates (CREST) says what it dropped.
             if hasattr(t, "take_funnel"):
                 own_checks[t.name] = t.take_funnel()
@@ -341,7 +354,9 @@ class Engine:
                 c.applicable += bool(follow_ups)
                 c.follow_ups += len(follow_ups)
             groups += [(source, prediction, f, k) for k, f in enumerate(follow_ups)]
-        follow_up_predictions = self.sut.predict_outcomes([g[2].input for g in groups])
+        with stage("system: follow-ups"):
+            follow_up_predictions = self.sut.predict_outcomes([g[2].input for g in groups])
+        relations_started = time.perf_counter()
         for (source, prediction, follow_up, k), fp in zip(groups, follow_up_predictions):
             expected = task.expected(source, prediction, follow_up)
             failure = fp.reason if isinstance(fp, SUTFailure) else None
@@ -362,6 +377,7 @@ class Engine:
                     follow_up_prediction=fp, expected=expected, verdict=verdict))
         for (t, _), c in counts.items():
             self._batch_funnel[t]["violations"] += c.outcomes["fail"]
+        stage.add("relations", time.perf_counter() - relations_started)
         return cases, counts, per_transformation, predictions
 
     def _filter(self, generated: list[tuple]) -> tuple[list[tuple], dict[str, dict[str, Any]]]:
@@ -377,7 +393,9 @@ class Engine:
                     for j in range(len(fs))]
             if not todo:
                 continue
-            scores = flt.scores([(generated[n][0].text, generated[n][3][j]) for n, j in todo])
+            with self.stages(f"filter: {flt.name}"):
+                scores = flt.scores([(generated[n][0].text, generated[n][3][j])
+                                     for n, j in todo])
             drop: dict[int, set[int]] = defaultdict(set)
             for (n, j), score in zip(todo, scores):
                 f = generated[n][3][j]
@@ -467,6 +485,7 @@ class Engine:
                 "seed": self.cfg["seed"], "device": self.device,
                 "sources_total": self.total, "sources_done": self.sources_done,
                 **({"resumed_at": self.resumed_at} if self.resumed_at else {}),
+                **({"stages": self.stages.to_json()} if self.stages.seconds else {}),
             },
             "versions": _versions(),
             "components": {

@@ -33,28 +33,127 @@ def pipeline_info(nlp: Any) -> dict[str, Any]:
             "pipeline_version": meta.get("version", ""), "spacy": spacy.__version__}
 
 
+class DocStore:
+    """One analysis per text per run, shared by whoever reads a pipeline's annotations: the
+    parser of the transformations, the re-taggers of token_mlm and phrase_np, the parse_check
+    filter and the spaCy system under test, when they name the same pipeline.
+
+    A caller says which components' annotations it reads; the store runs, on each text, the
+    components that have not run on it yet, in pipeline order, each over all the texts of the
+    call that need it (``component.pipe``). A component needs every component before it in the
+    pipeline (so a doc always holds a prefix of the analysers), except the entity recogniser,
+    which needs only what :func:`unused_by_ner` does not skip. Running the components in steps
+    gives the annotations one ``nlp.pipe`` gives: a component listening to a shared tok2vec reads
+    ``doc.tensor`` at prediction time. Docs are kept for the last ``max_cached`` texts."""
+
+    def __init__(self, nlp: Any, *, batch_size: int = 256, max_cached: int = 4096) -> None:
+        self.nlp = nlp
+        self.batch_size = batch_size
+        self.max_cached = max_cached
+        self.names = list(nlp.pipe_names)
+        skipped = set(unused_by_ner(nlp))
+        self._needs = {name: [n for n in self.names[:k]
+                              if not (name == "ner" and n in skipped)]
+                       for k, name in enumerate(self.names)}
+        self._docs: OrderedDict[str, tuple[Any, set[str]]] = OrderedDict()
+        self.runs: dict[str, int] = {name: 0 for name in self.names}   # texts per component
+
+    def wanted(self, components: Sequence[str]) -> list[str]:
+        """The components to run for ``components`` (with what they need), in pipeline order."""
+        unknown = [c for c in components if c not in self.names]
+        if unknown:
+            raise ValueError(f"spaCy pipeline has no component(s) {unknown} "
+                             f"(components: {', '.join(self.names)})")
+        out = set(components)
+        for c in components:
+            out.update(self._needs[c])
+        return [n for n in self.names if n in out]
+
+    def docs(self, texts: Sequence[str], components: Sequence[str]) -> list[Any]:
+        wanted = self.wanted(components)
+        entries = {}
+        for text in dict.fromkeys(texts):
+            entry = self._docs.get(text)
+            if entry is None:
+                entry = (self.nlp.make_doc(text), set())
+                self._docs[text] = entry
+            else:
+                self._docs.move_to_end(text)
+            entries[text] = entry
+        for name in wanted:
+            todo = [e for e in entries.values() if name not in e[1]]
+            if not todo:
+                continue
+            proc = self.nlp.get_pipe(name)
+            step = (proc.pipe([d for d, _ in todo], batch_size=self.batch_size)
+                    if hasattr(proc, "pipe") else (proc(d) for d, _ in todo))
+            for (_, done), _doc in zip(todo, step):
+                done.add(name)
+            self.runs[name] += len(todo)
+        out = [entries[t][0] for t in texts]
+        while len(self._docs) > self.max_cached:
+            self._docs.popitem(last=False)
+        return out
+
+    def analysers(self) -> list[str]:
+        """Every component but the entity recogniser: what a dependency parse reads."""
+        return [n for n in self.names if n != "ner"]
+
+
+_STORES: dict[int, DocStore] = {}
+
+
+def doc_store(nlp: Any) -> DocStore:
+    """The process's one :class:`DocStore` of a pipeline object."""
+    store = _STORES.get(id(nlp))
+    if store is None or store.nlp is not nlp:
+        store = _STORES[id(nlp)] = DocStore(nlp)
+    return store
+
+
+# Analysers whose annotations (tags, parse, lemmas, sentences) a statistical NER does not read.
+_ANALYSERS = {"tagger", "parser", "attribute_ruler", "lemmatizer", "trainable_lemmatizer",
+              "senter", "morphologizer"}
+
+
+def unused_by_ner(nlp: Any) -> tuple[str, ...]:
+    """Components that can be skipped without changing ``doc.ents``: the analysers before the
+    'ner' component, and a shared tok2vec/transformer that 'ner' does not listen to (in spaCy's
+    en_core_web_sm the NER embeds its own; the entities are the same and prediction is 2–3×
+    faster). Nothing is skipped when a rule-based component could read those annotations (an
+    entity or span ruler's patterns may use tags or lemmas) or comes after 'ner'."""
+    names = list(nlp.pipe_names)
+    if "ner" not in names:
+        return ()
+    factories = {name: nlp.get_pipe_meta(name).factory for name in names}
+    if any(f in ("entity_ruler", "span_ruler") for f in factories.values()):
+        return ()
+    out = []
+    for name in names[:names.index("ner")]:
+        factory = factories[name]
+        if factory in _ANALYSERS:
+            out.append(name)
+        elif factory in ("tok2vec", "transformer", "curated_transformer"):
+            listeners = getattr(nlp.get_pipe(name), "listening_components", None)
+            if listeners is not None and "ner" not in listeners:
+                out.append(name)
+    return tuple(out)
+
+
 class Parser:
-    """Dependency parse + tags + lemmas for transformations, batched with ``nlp.pipe`` and cached
-    per text (bounded), so each source is parsed once whatever the number of transformations."""
+    """Dependency parse + tags + lemmas for transformations (every component but the entity
+    recogniser), from the pipeline's :class:`DocStore`: each text is analysed once per run
+    whoever asks."""
 
     def __init__(self, model: str, batch_size: int = 64, max_cached: int = 4096) -> None:
         self.model = model
         self.nlp = load_spacy(model)
         self.batch_size = batch_size
-        self.max_cached = max_cached
-        self._docs: OrderedDict[str, Any] = OrderedDict()
+        self.store = doc_store(self.nlp)
+        self.store.max_cached = max(self.store.max_cached, max_cached)
 
     def describe(self) -> dict[str, Any]:
         return {"type": "spacy", "model": self.model, **pipeline_info(self.nlp)}
 
     def parse_many(self, texts: Sequence[str]) -> list[Any]:
-        todo = [t for t in dict.fromkeys(texts) if t not in self._docs]
-        if todo:
-            # NER is not needed for parsing: leave it out (faster, and no hidden second opinion).
-            disable = [p for p in ("ner",) if p in self.nlp.pipe_names]
-            for text, doc in zip(todo, self.nlp.pipe(todo, batch_size=self.batch_size, disable=disable)):
-                self._docs[text] = doc
-        out = [self._docs[t] for t in texts]
-        while len(self._docs) > self.max_cached:
-            self._docs.popitem(last=False)
-        return out
+        return self.store.docs(texts, self.store.analysers())

@@ -40,7 +40,8 @@ follow-up that fails any check is dropped; the reasons are recorded in
    or a coordinating conjunction); after a fronted phrase ("Today, may Khanzir be …?") the
    question reads as broken.
 
-The source and all follow-ups of a batch are parsed in one ``nlp.pipe`` (sources once each).
+The source and all follow-ups of a batch are parsed together, each text once per run (the
+pipeline's shared :class:`runner.nlp.DocStore`).
 """
 from __future__ import annotations
 
@@ -107,7 +108,6 @@ class ParseCheckFilter(Filter):
 
             nlp = load_spacy(model)
         self.nlp = nlp
-        self._disable = [p for p in ("ner",) if p in self.nlp.pipe_names]
         self._wordnet = wordnet
         self._frames: dict[str, frozenset[int] | None] = {}
 
@@ -124,9 +124,13 @@ class ParseCheckFilter(Filter):
 
     # -- scoring -----------------------------------------------------------------------------
     def scores(self, pairs: Sequence[tuple[str, FollowUp]]) -> list[float | None]:
+        from runner.nlp import doc_store
+
         texts = list(dict.fromkeys([p[0] for p in pairs] + [p[1].text for p in pairs]))
-        docs = dict(zip(texts, self.nlp.pipe(texts, batch_size=self.batch_size,
-                                             disable=self._disable)))
+        # The pipeline's shared store: a source the transformations parsed, or a candidate
+        # token_mlm or phrase_np re-tagged, is not analysed again.
+        store = doc_store(self.nlp)
+        docs = dict(zip(texts, store.docs(texts, store.analysers())))
         out: list[float | None] = []
         for source, follow_up in pairs:
             reasons = self.mismatches(docs[source], docs[follow_up.text], follow_up)

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Any
+from typing import Any, Sequence
 
 from runner.errors import ModelNotAvailable
-from runner.transforms.base import Transformation
+from runner.nlp import doc_store
+from runner.transforms.base import BatchItem, Transformation
 from runner.text.candidates import make_source, match_case
 from runner.types import Edit, FollowUp, Replacement
 from runner.tasks.ner.types import Prediction, Sentence
@@ -62,8 +63,6 @@ class PhraseNP(Transformation):
         from runner.nlp import load_spacy
 
         self.nlp = load_spacy(tagger)
-        self._disable = [p for p in ("parser", "ner", "lemmatizer", "senter")
-                         if p in self.nlp.pipe_names]
         self._stanza = _stanza_pipeline() if constituency == "stanza" else None
 
     def describe(self) -> dict[str, Any]:
@@ -95,11 +94,30 @@ class PhraseNP(Transformation):
             out.append((start, end, head.i))
         return out
 
+    def generate_batch(self, items: Sequence[BatchItem]) -> list[list[FollowUp]]:
+        # Every source's candidate sentences are re-tagged in one pass over the batch.
+        plans = [self._plan(i.source, i.prediction, i.doc) for i in items]
+        if self.source is not None:
+            self._retag([t for plan in plans if plan for t in plan[1]])
+        return [[f for f in self._finish(i.source, i.doc, plan) if f.text != i.source.text]
+                for i, plan in zip(items, plans)]
+
     def _generate(self, source: Sentence, prediction: Prediction, rng: random.Random,
                   doc: Any) -> list[FollowUp]:
+        return self._finish(source, doc, self._plan(source, prediction, doc))
+
+    def _retag(self, texts: Sequence[str]) -> list[Any]:
+        """Tagged docs of candidate sentences, from the pipeline's shared store (the full
+        analysis, so the parse_check filter finds them parsed)."""
+        store = doc_store(self.nlp)
+        return store.docs(texts, store.analysers())
+
+    def _plan(self, source: Sentence, prediction: Prediction,
+              doc: Any) -> tuple[list[tuple], list[str]] | None:
+        """The candidate phrases of a source and the sentences they make."""
         nps = self.noun_phrases(doc, prediction)
         if not nps:
-            return []
+            return None
         text = source.text
         proposals = []   # (rank, order, start_char, end_char, new phrase, head, score)
         if self.s2v is not None:
@@ -130,11 +148,18 @@ class PhraseNP(Transformation):
                     proposals.append((rank, order, phrase.start_char, phrase.end_char,
                                       "".join(pieces), (head, head_at, len(word)), score))
         if not proposals:
-            return []
+            return None
         texts = [text[:a] + new + text[b:] for _, _, a, b, new, _, _ in proposals]
+        return proposals, texts
+
+    def _finish(self, source: Sentence, doc: Any,
+                plan: tuple[list[tuple], list[str]] | None) -> list[FollowUp]:
+        if plan is None:
+            return []
+        proposals, texts = plan
+        text = source.text
         out = []
-        tagged = self.nlp.pipe(texts, disable=self._disable) if self.source is not None else \
-            [None] * len(texts)
+        tagged = self._retag(texts) if self.source is not None else [None] * len(texts)
         for (rank, order, a, b, new, head, score), new_doc in zip(proposals, tagged):
             if head is not None:
                 # the new head must be one token with the old head's tag (NN stays NN, NNS NNS)

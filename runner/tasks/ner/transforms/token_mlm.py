@@ -7,7 +7,7 @@ in its new sentence — gets the same Penn tag as the original (spaCy's ``tag_``
 set). The original's capitalisation is kept. Each follow-up replaces one token.
 
 All masked variants of a sentence go to the masked LM in one batched call, and all candidate
-sentences are re-tagged in one ``nlp.pipe``. The paper's source is BERT (``bert-base-cased``);
+sentences are re-tagged together, once per batch. The paper's source is BERT (``bert-base-cased``);
 ``wordnet`` and ``vectors`` are offline alternatives (see the README). Departures from the paper:
 auxiliaries (spaCy ``AUX``: is, has, will…) are not mutated — replacing them almost always breaks
 the sentence; follow-ups are ordered round-robin over tokens (every token's best candidate first)
@@ -18,7 +18,8 @@ from __future__ import annotations
 import random
 from typing import Any, Sequence
 
-from runner.transforms.base import Transformation
+from runner.nlp import doc_store
+from runner.transforms.base import BatchItem, Transformation
 from runner.text.candidates import make_source, match_case
 from runner.types import Edit, FollowUp, Replacement
 from runner.tasks.ner.types import Prediction, Sentence
@@ -45,9 +46,6 @@ class TokenMLM(Transformation):
 
         self.tagger_name = tagger
         self.nlp = load_spacy(tagger)
-        # Re-tagging needs only the tagger (and what feeds it).
-        self._disable = [p for p in ("parser", "ner", "lemmatizer", "senter")
-                         if p in self.nlp.pipe_names]
 
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "candidate_source": self.source.name}
@@ -69,11 +67,29 @@ class TokenMLM(Transformation):
             out.append(tok.i)
         return out
 
+    def generate_batch(self, items: Sequence[BatchItem]) -> list[list[FollowUp]]:
+        # Every source's candidate sentences are re-tagged in one pass over the batch.
+        plans = [self._plan(i.source, i.prediction, i.doc) for i in items]
+        self._retag([t for plan in plans if plan for t in plan[1]])
+        return [[f for f in self._finish(i.source, i.doc, plan) if f.text != i.source.text]
+                for i, plan in zip(items, plans)]
+
     def _generate(self, source: Sentence, prediction: Prediction, rng: random.Random,
                   doc: Any) -> list[FollowUp]:
+        return self._finish(source, doc, self._plan(source, prediction, doc))
+
+    def _retag(self, texts: Sequence[str]) -> list[Any]:
+        """Tagged docs of candidate sentences, from the pipeline's shared store (the full
+        analysis, so the parse_check filter finds them parsed)."""
+        store = doc_store(self.nlp)
+        return store.docs(texts, store.analysers())
+
+    def _plan(self, source: Sentence, prediction: Prediction,
+              doc: Any) -> tuple[list[tuple], list[str]] | None:
+        """The candidate replacements of a source and the sentences they make."""
         tokens = self.mutable_tokens(doc, prediction)
         if not tokens:
-            return []
+            return None
         ranked = self.source.candidates(doc, tokens, self.top_k)
         text = source.text
         proposals = []   # (rank, token order, token index, new word, score)
@@ -87,12 +103,20 @@ class TokenMLM(Transformation):
                 seen.add(new.lower())
                 proposals.append((rank, order, i, new, score))
         if not proposals:
-            return []
+            return None
         texts = [text[:doc[i].idx] + new + text[doc[i].idx + len(doc[i].text):]
                  for _, _, i, new, _ in proposals]
+        return proposals, texts
+
+    def _finish(self, source: Sentence, doc: Any,
+                plan: tuple[list[tuple], list[str]] | None) -> list[FollowUp]:
+        if plan is None:
+            return []
+        proposals, texts = plan
+        text = source.text
         out = []
         for (rank, order, i, new, score), new_text, new_doc in zip(
-                proposals, texts, self.nlp.pipe(texts, disable=self._disable)):
+                proposals, texts, self._retag(texts)):
             tok = doc[i]
             span = new_doc.char_span(tok.idx, tok.idx + len(new))
             # Same Penn tag, and still one token (a candidate the tokenizer splits is not a word).
