@@ -124,15 +124,27 @@ class Engine:
             # reports carry.
             transformation.name = t.get("name", t["type"])
             self.transformations.append(transformation)
+        # The filters' models (and the analyzer's, below) load on a background thread while
+        # the first batch is read, run through the system and transformed; the first use of
+        # one waits for it (a model that cannot be loaded raises there, before any batch is
+        # recorded).
+        loader = self._loader = Loader()
         self.filters = []
         for f in cfg["filters"]:
             params = {k: v for k, v in f.items() if k != "type"}
             params["device"] = cfg["device"]
-            self.log(f"loading models for the {f['type']} filter")
-            self.filters.append(FILTERS.get(f["type"]).factory(**params))
+
+            def make_filter(kind: str = f["type"], params: dict = params) -> Any:
+                self.log(f"loading models for the {kind} filter")
+                return FILTERS.get(kind).factory(**params)
+
+            self.filters.append(loader.defer(make_filter))
         if self.filters or any(TRANSFORMATIONS.get(t["type"]).extra.get("models")
                                for t in cfg["transformations"]):
-            self.device = resolve_device(cfg["device"])
+            def device() -> None:
+                self.device = resolve_device(cfg["device"])
+
+            loader.defer(device)
         self.relations: dict[str, list[Any]] = defaultdict(list)
         self.relation_objects = []
         for r in cfg["relations"]:
@@ -146,11 +158,12 @@ class Engine:
             p = cfg["parser"]
             self.log(f"loading parser: {p['type']} {p['model']}")
             self.parser = Parser(p["model"], batch_size=p["batch_size"])
-        self.analyzer = self.task.analyzer(cfg, self.sut, self.log)
+        self.analyzer = loader.defer(lambda: self.task.analyzer(cfg, self.sut, self.log))
 
         # Adversarial attacks (runner/attacks): a stage of its own after the metamorphic cases.
         self.attacks = None
         if cfg.get("attacks"):
+            loader.wait()
             from runner.attacks.stage import AttackStage
 
             self.attacks = AttackStage.from_config(cfg, self.sut, base_dir=self.suite.base_dir,
@@ -512,6 +525,44 @@ class Engine:
             **({"attacks": attacks} if attacks is not None else {}),
             **(self.analyzer.results() if getattr(self, "analyzer", None) else {}),
         }
+
+
+class Loader:
+    """Builds components on one background thread, in the order asked (so two components
+    naming one model share it), while the engine goes on. :meth:`defer` returns a stand-in
+    whose first use waits for the component; an error raised while building is raised there."""
+
+    def __init__(self) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="mtrun-load")
+        self._futures: list[Any] = []
+
+    def defer(self, build: Callable[[], Any]) -> Any:
+        future = self._pool.submit(build)
+        self._futures.append(future)
+        return Deferred(future)
+
+    def wait(self) -> None:
+        """Every component built (the first error raised)."""
+        for future in self._futures:
+            future.result()
+        self._pool.shutdown(wait=False)
+
+
+class Deferred:
+    """Stands in for a component being built on a :class:`Loader`'s thread."""
+
+    __slots__ = ("_future",)
+
+    def __init__(self, future: Any) -> None:
+        object.__setattr__(self, "_future", future)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._future.result(), name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self._future.result(), name, value)
 
 
 def group_counts(summary: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -47,6 +47,11 @@ class DocStore:
     ``doc.tensor`` at prediction time. Docs are kept for the last ``max_cached`` texts."""
 
     def __init__(self, nlp: Any, *, batch_size: int = 256, max_cached: int = 4096) -> None:
+        global _EMPTY
+        if _EMPTY is None:
+            import numpy
+
+            _EMPTY = numpy.zeros((0,), dtype="float32")
         self.nlp = nlp
         self.batch_size = batch_size
         self.max_cached = max_cached
@@ -56,6 +61,10 @@ class DocStore:
                               if not (name == "ner" and n in skipped)]
                        for k, name in enumerate(self.names)}
         self._docs: OrderedDict[str, tuple[Any, set[str]]] = OrderedDict()
+        # Components listening to a shared tok2vec (they read doc.tensor).
+        self._listened: set[str] = set()
+        for name in self.names:
+            self._listened.update(getattr(nlp.get_pipe(name), "listening_components", None) or ())
         self.runs: dict[str, int] = {name: 0 for name in self.names}   # texts per component
 
     def wanted(self, components: Sequence[str]) -> list[str]:
@@ -90,6 +99,12 @@ class DocStore:
             for (_, done), _doc in zip(todo, step):
                 done.add(name)
             self.runs[name] += len(todo)
+        if self._listened:
+            # Once every component that reads the shared tok2vec's output has run on a doc,
+            # that output is not needed again: its memory is given back.
+            for doc, done in entries.values():
+                if doc.tensor.size and self._listened <= done:
+                    doc.tensor = _EMPTY
         out = [entries[t][0] for t in texts]
         while len(self._docs) > self.max_cached:
             self._docs.popitem(last=False)
@@ -101,6 +116,7 @@ class DocStore:
 
 
 _STORES: dict[int, DocStore] = {}
+_EMPTY: Any = None
 
 
 def doc_store(nlp: Any) -> DocStore:

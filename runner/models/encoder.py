@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from runner.models.loading import LoadedModel, pad_batch
+from runner.models.loading import LoadedModel, map_chunks, pad_batch
 from runner.models.mlm import _order_by_length
 
 SpanInput = tuple[str, int, int]     # (text, char_start, char_end)
@@ -45,12 +45,15 @@ class TextEncoder(LoadedModel):
         wanted: dict[int, list[int]] = {}
         for n, (t, _, _) in enumerate(spans):
             wanted.setdefault(index[t], []).append(n)
-        for chunk in _order_by_length([len(x) for x in enc["input_ids"]], self.batch_size):
+        def forward(chunk: list[int]) -> Any:
             ids, att = pad_batch((enc["input_ids"][i] for i in chunk),
                                  self.tokenizer.pad_token_id, self.device)
             with torch.inference_mode():
-                h = self.model(input_ids=ids, attention_mask=att).last_hidden_state.float().cpu()
-            self.forward_passes += 1
+                return self.model(input_ids=ids, attention_mask=att).last_hidden_state.float().cpu()
+
+        chunks = _order_by_length([len(x) for x in enc["input_ids"]], self.batch_size)
+        for chunk, h in zip(chunks, map_chunks(forward, chunks, self.device)):
+            self.count_pass()
             for j, i in enumerate(chunk):
                 offsets = enc["offset_mapping"][i]
                 for n in wanted[i]:

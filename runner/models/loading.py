@@ -19,9 +19,10 @@ import functools
 import importlib.util
 import os
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from runner.errors import ModelNotAvailable
 
@@ -43,6 +44,12 @@ class LoadedModel:
         self.batch_size = batch_size
         self.max_length = max_length
         self.forward_passes = 0
+        self._passes_lock = threading.Lock()
+
+    def count_pass(self) -> None:
+        """One more forward pass (passes may run on several threads, see :func:`map_chunks`)."""
+        with self._passes_lock:
+            self.forward_passes += 1
 
     def describe(self) -> dict[str, Any]:
         return {"role": self.role, "backend": f"transformers:{type(self.model).__name__}",
@@ -63,6 +70,54 @@ def pad_batch(rows: Any, pad_id: int | None, device: Any = "cpu") -> tuple[Any, 
         ids[i, :len(r)] = torch.tensor(r, dtype=torch.long)
         att[i, :len(r)] = 1
     return ids.to(device), att.to(device)
+
+
+_CPU_WORKERS: int | None = None
+
+
+def cpu_workers() -> int:
+    """How many threads run CPU model passes: torch's own thread count as the process started
+    (its default is the cores available; ``OMP_NUM_THREADS`` or ``MTRUN_THREADS`` sets it)."""
+    global _CPU_WORKERS
+    if _CPU_WORKERS is None:
+        import torch
+
+        env = os.environ.get("MTRUN_THREADS", "").strip()
+        _CPU_WORKERS = max(1, int(env)) if env.isdigit() else max(1, torch.get_num_threads())
+    return _CPU_WORKERS
+
+
+def map_chunks(fn: Callable[[Any], Any], chunks: Sequence[Any], device: Any = "cpu") -> list[Any]:
+    """``[fn(chunk) for chunk in chunks]``, in order. On the CPU with more than one core the
+    chunks run side by side on threads, each pass single-threaded: a small model's matrix
+    products split across cores by torch spend much of their time waiting for one another
+    (and on a machine shared with other work far more), whole passes in parallel do not. On a
+    GPU the passes go one after another. Each chunk's result is what it would be alone."""
+    chunks = list(chunks)
+    workers = min(cpu_workers(), len(chunks)) if str(device).startswith("cpu") else 1
+    if workers <= 1:
+        return [fn(c) for c in chunks]
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return list(_model_pool(workers).map(fn, chunks))
+    finally:
+        torch.set_num_threads(before)
+
+
+_POOLS: dict[int, Any] = {}
+
+
+def _model_pool(workers: int) -> Any:
+    """One thread pool per size for the whole process (the same threads pass after pass)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = _POOLS.get(workers)
+    if pool is None:
+        pool = _POOLS[workers] = ThreadPoolExecutor(workers, thread_name_prefix="mtrun-model")
+    return pool
 
 
 def resolve_device(device: str) -> str:

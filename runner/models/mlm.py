@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence, Union
 
-from runner.models.loading import LoadedModel, pad_batch
+from runner.models.loading import LoadedModel, map_chunks, pad_batch
 
 # One masked input: a text containing the mask token exactly once, or (words, index) meaning
 # "these words, with words[index] masked".
@@ -102,7 +102,7 @@ class MaskedLM(LoadedModel):
                 logits = self._head(hidden[index])
             else:
                 logits = self.model(input_ids=ids, attention_mask=att).logits[index]
-        self.forward_passes += 1
+        self.count_pass()
         return logits
 
     def _banned(self, vocab_size: int, include_subwords: bool, device: Any) -> Any:
@@ -192,7 +192,8 @@ class MaskedLM(LoadedModel):
         totals = [0.0] * len(texts)
         counts = [0] * len(texts)
         lengths = [len(encoded[n]) for n, _, _ in variants]
-        for chunk in _order_by_length(lengths, self.batch_size):
+
+        def score(chunk: list[int]) -> list[float]:
             rows = []
             for v in chunk:
                 n, p, _ = variants[v]
@@ -202,7 +203,10 @@ class MaskedLM(LoadedModel):
             logits = self._forward(rows, [variants[v][1] for v in chunk])
             gold = torch.tensor([variants[v][2] for v in chunk], device=logits.device)
             logp = logits.float().log_softmax(-1)
-            picked = logp.gather(1, gold[:, None])[:, 0].tolist()
+            return logp.gather(1, gold[:, None])[:, 0].tolist()
+
+        chunks = _order_by_length(lengths, self.batch_size)
+        for chunk, picked in zip(chunks, map_chunks(score, chunks, self.device)):
             for v, lp in zip(chunk, picked):
                 totals[variants[v][0]] += lp
                 counts[variants[v][0]] += 1
