@@ -79,10 +79,9 @@ class TokenMLM(Transformation):
         return self._finish(source, doc, self._plan(source, prediction, doc))
 
     def _retag(self, texts: Sequence[str]) -> list[Any]:
-        """Tagged docs of candidate sentences, from the pipeline's shared store (the full
-        analysis, so the parse_check filter finds them parsed)."""
-        store = doc_store(self.nlp)
-        return store.docs(texts, store.analysers())
+        """Tagged docs of candidate sentences, from the pipeline's shared store (a filter that
+        parses them later runs only the components after the tagger)."""
+        return doc_store(self.nlp).docs(texts, ["tagger"])
 
     def _plan(self, source: Sentence, prediction: Prediction,
               doc: Any) -> tuple[list[tuple], list[str]] | None:
