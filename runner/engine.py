@@ -280,8 +280,35 @@ class Engine:
         :meth:`run` writes them. Another execution engine (``runner.execution``) overrides this
         (and :meth:`build`): it must leave ``self._batch_funnel`` and the analyzer's batch state
         as :meth:`_run_batch` would before yielding a batch."""
-        for batch in batches:
-            yield batch, self._run_batch(batch)
+        if self.attacks is not None or self._split() == len(self.filters):
+            for batch in batches:
+                yield batch, self._run_batch(batch)
+            return
+        # Two stages in step: while the model-based filters judge batch k on a second thread,
+        # this thread reads, runs through the system and transforms batch k+1 (the spaCy work),
+        # then finishes batch k (system calls on its follow-ups, relations, analysis). Each
+        # batch's computations are those of the one-thread loop above, so are its results.
+        from concurrent.futures import ThreadPoolExecutor
+
+        ahead = ThreadPoolExecutor(1, thread_name_prefix="mtrun-filters")
+        pending: tuple[list[Any], dict[str, Any], Any] | None = None
+        try:
+            for batch in batches:
+                state = self._front(batch)
+                future = ahead.submit(self._middle, state)
+                if pending is not None:
+                    yield pending[0], self._finish(pending)
+                pending = (batch, state, future)
+            if pending is not None:
+                yield pending[0], self._finish(pending)
+        finally:
+            ahead.shutdown(wait=False, cancel_futures=True)
+
+    def _finish(self, pending: tuple[list[Any], dict[str, Any], Any]
+                ) -> tuple[list[TestCase], dict, dict]:
+        batch, state, future = pending
+        future.result()
+        return self._after_judging(batch, self._back(state))
 
     def resume_key(self) -> str:
         """What must not change between a run and its --resume: the suite as filled (except where
@@ -298,7 +325,11 @@ class Engine:
         return digest.hexdigest()
 
     def _run_batch(self, batch: list[Any]) -> tuple[list[TestCase], dict, dict]:
-        cases, counts, per_transformation, predictions = self._judge_batch(batch)
+        return self._after_judging(batch, self._judge_batch(batch))
+
+    def _after_judging(self, batch: list[Any], judged: tuple[list[TestCase], dict, dict, list]
+                       ) -> tuple[list[TestCase], dict, dict]:
+        cases, counts, per_transformation, predictions = judged
         # The task's analysis of the violations (NER: error categories, repair, gold metrics).
         with self.stages("analysis (repair, categories)"):
             self.analyzer.observe(batch, predictions)
@@ -315,9 +346,24 @@ class Engine:
     def _judge_batch(self, batch: list[Any]) -> tuple[list[TestCase], dict, dict, list]:
         """Everything of a batch that depends on the batch alone (sets ``self._batch_funnel``);
         the analyzer, which carries state from batch to batch, runs after it."""
+        state = self._front(batch)
+        self._middle(state)
+        return self._back(state)
+
+    def _split(self) -> int:
+        """Where the filters that may run on another thread begin: the longest tail of the
+        suite's filters that touch no shared pipeline (``Filter.thread_safe``: the model-based
+        ones). The filters before it run with the transformations."""
+        split = len(self.filters)
+        while split > 0 and getattr(self.filters[split - 1], "thread_safe", False):
+            split -= 1
+        return split
+
+    def _front(self, batch: list[Any]) -> dict[str, Any]:
+        """The system's answers for the sources, their parse, every transformation's candidates
+        and the filters that use the shared pipelines (all on the engine's thread)."""
         task = self.task
         seed = self.cfg["seed"]
-        cap = self.cfg["limits"]["max_follow_ups_per_source"]
         counts: dict[tuple[str, str], Counts] = defaultdict(Counts)
         per_transformation: dict[str, Counts] = defaultdict(Counts)
         stage = self.stages
@@ -351,8 +397,26 @@ class Engine:
             k = position[n]
             for t in self.transformations:
                 generated.append((source, prediction, t, made[t.name][k]))
-        kept, self._batch_funnel = self._filter(generated)
-        for name, part in own_checks.items():
+        funnel = self._new_funnel(generated)
+        generated = self._filter(generated, self.filters[:self._split()], funnel)
+        return {"predictions": predictions, "generated": generated, "funnel": funnel,
+                "own_checks": own_checks, "cases": cases, "counts": counts,
+                "per_transformation": per_transformation}
+
+    def _middle(self, state: dict[str, Any]) -> None:
+        """The filters that may run on another thread while the next batch's front runs."""
+        state["generated"] = self._filter(state["generated"], self.filters[self._split():],
+                                          state["funnel"])
+
+    def _back(self, state: dict[str, Any]) -> tuple[list[TestCase], dict, dict, list]:
+        """The follow-ups kept, the system's answers for them, and the relations' verdicts."""
+        task = self.task
+        cap = self.cfg["limits"]["max_follow_ups_per_source"]
+        stage = self.stages
+        counts, per_transformation = state["counts"], state["per_transformation"]
+        predictions, cases = state["predictions"], state["cases"]
+        kept, self._batch_funnel = state["generated"], state["funnel"]
+        for name, part in state["own_checks"].items():
             _prepend_own_checks(self._batch_funnel[name], part)
         groups = []
         for source, prediction, t, follow_ups in kept:
@@ -393,15 +457,20 @@ class Engine:
         stage.add("relations", time.perf_counter() - relations_started)
         return cases, counts, per_transformation, predictions
 
-    def _filter(self, generated: list[tuple]) -> tuple[list[tuple], dict[str, dict[str, Any]]]:
-        """Run every filter, in the suite's order, over all the follow-ups of the batch at once
-        (one batched model call per filter), before the system under test sees any of them."""
+    def _new_funnel(self, generated: list[tuple]) -> dict[str, dict[str, Any]]:
         funnel = {t.name: _funnel_entry() for t in self.transformations}
         for t in self.transformations:
             funnel[t.name]["dropped_by"] = {f.name: 0 for f in self.filters if f.applies(t.name)}
         for _, _, t, follow_ups in generated:
             funnel[t.name]["generated"] += len(follow_ups)
-        for flt in self.filters:
+        return funnel
+
+    def _filter(self, generated: list[tuple], filters: list[Any],
+                funnel: dict[str, dict[str, Any]]) -> list[tuple]:
+        """Run ``filters``, in the suite's order, over all the follow-ups of the batch at once
+        (one batched model call per filter), before the system under test sees any of them;
+        what each drops is counted in ``funnel``."""
+        for flt in filters:
             todo = [(n, j) for n, (_, _, t, fs) in enumerate(generated) if flt.applies(t.name)
                     for j in range(len(fs))]
             if not todo:
@@ -419,7 +488,7 @@ class Engine:
                     funnel[f.transformation]["dropped_by"][flt.name] += 1
             generated = [(s, p, t, [f for j, f in enumerate(fs) if j not in drop.get(n, ())])
                          for n, (s, p, t, fs) in enumerate(generated)]
-        return generated, funnel
+        return generated
 
     def _error_cases(self, source: Any, reason: str, counts: dict,
                      per_transformation: dict) -> list[TestCase]:

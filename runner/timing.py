@@ -2,13 +2,14 @@
 transformation's candidates, each filter, relations, analysis, report), kept by the engine in
 ``results.json`` (``run.stages``) and printed by ``mtrun --timings``.
 
-Stages may nest (the repair's system calls are inside ``analysis``); the table says which are
-parts of which by their names (``filter: semantic`` is a part of nothing, ``system: repair`` a part
-of ``analysis``), so the shares are read per line, not summed.
+Stages may nest (``start-up: models`` is part of ``start-up``) and, in the local engine, the
+model-based filters of one batch run on a second thread while the next batch is transformed, so
+stage times may add up to more than the wall time: the shares are read per line, not summed.
 """
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections import defaultdict
 from contextlib import contextmanager
@@ -39,6 +40,7 @@ class Stages:
     def __init__(self) -> None:
         self.seconds: dict[str, float] = defaultdict(float)
         self.calls: dict[str, int] = defaultdict(int)
+        self._lock = threading.Lock()       # stages are timed on more than one thread
 
     @contextmanager
     def __call__(self, name: str) -> Iterator[None]:
@@ -49,8 +51,9 @@ class Stages:
             self.add(name, time.perf_counter() - start)
 
     def add(self, name: str, seconds: float) -> None:
-        self.seconds[name] += seconds
-        self.calls[name] += 1
+        with self._lock:
+            self.seconds[name] += seconds
+            self.calls[name] += 1
 
     def merge(self, other: dict[str, float]) -> None:
         for name, seconds in other.items():

@@ -15,6 +15,9 @@ class Filter:
     name: ClassVar[str]
     #: transformations judged when the suite gives no applies_to (None: every transformation)
     default_applies_to: ClassVar[tuple[str, ...] | None] = None
+    #: scores() uses nothing the engine shares (no spaCy pipeline, no system under test), so
+    #: it may run on a second thread while the engine transforms the next batch
+    thread_safe: ClassVar[bool] = False
 
     def __init__(self, *, applies_to: Sequence[str] | None = None, **params: Any) -> None:
         self.applies_to = tuple(applies_to) if applies_to is not None else self.default_applies_to

@@ -28,6 +28,8 @@ def replaced_ranges(follow_up: FollowUp) -> list[tuple[tuple[int, int], tuple[in
 
 class SemanticFilter(Filter):
     name = "semantic"
+    # Scores with its own encoder only: may run on another thread while the engine uses spaCy.
+    thread_safe = True
     # The paper applies it to the token- and phrase-level replacements only.
     default_applies_to = ("token_mlm", "phrase_np")
 

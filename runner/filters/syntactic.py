@@ -20,6 +20,9 @@ DEFAULT_SCORER_MODEL = {"causal_lm": "gpt2", "pll": "bert-base-cased", "wordfreq
 
 class SyntacticFilter(Filter):
     name = "syntactic"
+    # Scores with its own language model (or word frequencies) only: may run on another thread
+    # while the engine uses spaCy.
+    thread_safe = True
 
     def __init__(self, *, SynThreshold: float | Mapping[str, float] = 0.0,
                  scorer: str = "causal_lm", model: str | None = None,

@@ -22,7 +22,8 @@ import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Sequence
 
 from runner.errors import ModelNotAvailable
 
@@ -97,14 +98,32 @@ def map_chunks(fn: Callable[[Any], Any], chunks: Sequence[Any], device: Any = "c
     workers = min(cpu_workers(), len(chunks)) if str(device).startswith("cpu") else 1
     if workers <= 1:
         return [fn(c) for c in chunks]
+    with _single_threaded_torch():
+        return list(_model_pool(workers).map(fn, chunks))
+
+
+_THREADS_LOCK = threading.Lock()
+_THREADS_STATE = {"depth": 0, "before": 1}
+
+
+@contextmanager
+def _single_threaded_torch() -> Iterator[None]:
+    """torch single-threaded while any :func:`map_chunks` runs (two may run at once, from the
+    engine's two threads); its thread count is restored when the last one ends."""
     import torch
 
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
+    with _THREADS_LOCK:
+        if _THREADS_STATE["depth"] == 0:
+            _THREADS_STATE["before"] = torch.get_num_threads()
+            torch.set_num_threads(1)
+        _THREADS_STATE["depth"] += 1
     try:
-        return list(_model_pool(workers).map(fn, chunks))
+        yield
     finally:
-        torch.set_num_threads(before)
+        with _THREADS_LOCK:
+            _THREADS_STATE["depth"] -= 1
+            if _THREADS_STATE["depth"] == 0:
+                torch.set_num_threads(_THREADS_STATE["before"])
 
 
 _POOLS: dict[int, Any] = {}

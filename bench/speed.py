@@ -1,0 +1,99 @@
+"""How fast a suite runs, and where the time goes.
+
+Usage:
+    python bench/speed.py [SUITE.yaml] [--rounds N] [--same-as OLD_RUN_DIR] [--max-sources N]
+                          [--mtrun-args "..."]
+
+Runs ``mtrun SUITE --no-cache --timings`` (default suite: suites/ner_spacy.yaml) N times as a
+whole process, the way a user runs it, and prints for each round: wall time, peak resident
+memory, start-up (process start to the first batch), follow-ups tested per second and
+candidates generated per second, then the per-stage breakdown of the fastest round (from
+``results.json`` ``run.stages``; stages may nest, so shares are read per line). With
+``--same-as`` it checks that the run's cases and filter funnel equal those of an earlier run
+(a speed change must not change what is tested). Timings are for reading, not for asserting.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from runner.timing import stage_table  # noqa: E402
+
+
+def run_once(suite: str, out: Path, extra: list[str]) -> dict:
+    cmd = [sys.executable, "-m", "runner", suite, "--no-cache", "-q", "--out", str(out), *extra]
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    err = proc.stderr.read().decode("utf-8", "replace") if proc.stderr else ""
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode not in (0, 1):           # 1: the suite's thresholds failed; still a run
+        raise SystemExit(f"mtrun exited {proc.returncode}:\n{err[-3000:]}")
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    funnel = results.get("funnel") or {}
+    return {"wall": wall, "rss_mb": usage.ru_maxrss / 1024, "cpu": usage.ru_utime + usage.ru_stime,
+            "stages": results["run"].get("stages", {}),
+            "tested": results["overall"]["follow_ups"],
+            "generated": sum(f.get("generated", 0) for f in funnel.values()),
+            "violations": results["overall"]["fail"], "out": out}
+
+
+def case_keys(run_dir: Path) -> tuple[list, dict]:
+    cases = []
+    with (run_dir / "cases.jsonl").open(encoding="utf-8") as handle:
+        for line in handle:
+            c = json.loads(line)
+            follow_up = c.get("follow_up") or {}
+            cases.append((c["id"], follow_up.get("text", ""), c["verdict"]["outcome"]))
+    results = json.loads((run_dir / "results.json").read_text(encoding="utf-8"))
+    return sorted(cases), results.get("funnel") or {}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("suite", nargs="?", default="suites/ner_spacy.yaml")
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--same-as", metavar="RUN_DIR",
+                    help="an earlier run's folder: check that the cases and funnel are the same")
+    ap.add_argument("--max-sources", type=int, help="mtrun --max-sources")
+    ap.add_argument("--mtrun-args", default="", help="more options for mtrun, one string")
+    args = ap.parse_args()
+    extra = shlex.split(args.mtrun_args)
+    if args.max_sources:
+        extra += ["--max-sources", str(args.max_sources)]
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="mtrun-speed-") as tmp:
+        for k in range(args.rounds):
+            r = run_once(args.suite, Path(tmp) / f"round{k}", extra)
+            rows.append(r)
+            print(f"round {k + 1}: {r['wall']:.1f} s wall, {r['cpu']:.1f} s CPU, "
+                  f"peak RSS {r['rss_mb']:.0f} MB, start-up {r['stages'].get('start-up', 0):.1f} s, "
+                  f"{r['tested']} follow-ups tested ({r['tested'] / r['wall']:.1f}/s), "
+                  f"{r['generated']} candidates ({r['generated'] / r['wall']:.0f}/s), "
+                  f"{r['violations']} violations", flush=True)
+        best = min(rows, key=lambda r: r["wall"])
+        print()
+        print(stage_table(best["stages"], wall=best["wall"]))
+        if args.same_as:
+            old = case_keys(Path(args.same_as))
+            new = case_keys(best["out"])
+            same_cases, same_funnel = old[0] == new[0], old[1] == new[1]
+            print(f"\nsame cases as {args.same_as}: {same_cases} ({len(new[0])} cases); "
+                  f"same funnel: {same_funnel}")
+            if not (same_cases and same_funnel):
+                raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()
