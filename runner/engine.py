@@ -94,7 +94,9 @@ class Engine:
         self.stages = Stages()
 
     # -- building --------------------------------------------------------------------------
-    def build(self) -> None:
+    def build(self, background: bool = True) -> None:
+        """Build every component. With ``background`` the models of the filters and the
+        analyzer load on a thread while the run begins (see :class:`Loader`)."""
         from runner.nlp import Parser
 
         cfg = self.cfg
@@ -128,7 +130,7 @@ class Engine:
         # the first batch is read, run through the system and transformed; the first use of
         # one waits for it (a model that cannot be loaded raises there, before any batch is
         # recorded).
-        loader = self._loader = Loader()
+        loader = self._loader = Loader(background)
         self.filters = []
         for f in cfg["filters"]:
             params = {k: v for k, v in f.items() if k != "type"}
@@ -601,13 +603,16 @@ class Loader:
     naming one model share it), while the engine goes on. :meth:`defer` returns a stand-in
     whose first use waits for the component; an error raised while building is raised there."""
 
-    def __init__(self) -> None:
+    def __init__(self, background: bool = True) -> None:
         from concurrent.futures import ThreadPoolExecutor
 
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix="mtrun-load")
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="mtrun-load") if background else None
         self._futures: list[Any] = []
 
     def defer(self, build: Callable[[], Any]) -> Any:
+        """A stand-in for ``build()`` (without a background thread: ``build()`` itself)."""
+        if self._pool is None:
+            return build()
         future = self._pool.submit(build)
         self._futures.append(future)
         return Deferred(future)
@@ -616,7 +621,8 @@ class Loader:
         """Every component built (the first error raised)."""
         for future in self._futures:
             future.result()
-        self._pool.shutdown(wait=False)
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
 
 
 class Deferred:

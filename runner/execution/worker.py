@@ -242,7 +242,7 @@ class BatchWorker:
     def build(self) -> dict[str, Any]:
         """Load every model; returns what the driver reports about the components."""
         e = self.engine
-        e.build()
+        e.build(background=False)       # the driver is told about the built components
         an = e.analyzer
         # The driver rebuilds the analyzer without its models (classes travel by reference).
         relabeler = getattr(an, "relabeler", None)

@@ -248,3 +248,42 @@ def realign(text: str, start: int, end: int, surface: str | None) -> tuple[int, 
         return None
     best = min(hits, key=lambda p: abs(p - start))
     return best, best + len(surface)
+
+
+# -- JSON request templates and answer paths (the http systems of every task) -----------------
+def template_contains(template: Any, marker: str) -> bool:
+    """Whether ``marker`` (e.g. ``"$text"``) is a value somewhere in a JSON request template."""
+    if isinstance(template, str):
+        return template == marker
+    if isinstance(template, dict):
+        return any(template_contains(v, marker) for v in template.values())
+    if isinstance(template, list):
+        return any(template_contains(v, marker) for v in template)
+    return False
+
+
+def fill_template(template: Any, markers: Mapping[str, Callable[[], Any]]) -> Any:
+    """The request: ``template`` with every value that is one of ``markers`` replaced by what
+    that marker's function returns."""
+    if isinstance(template, str) and template in markers:
+        return markers[template]()
+    if isinstance(template, dict):
+        return {k: fill_template(v, markers) for k, v in template.items()}
+    if isinstance(template, list):
+        return [fill_template(v, markers) for v in template]
+    return template
+
+
+def json_path(value: Any, path: str | None) -> Any:
+    """``value`` at a dotted path (``documents.0.entities``); no path: ``value`` itself."""
+    if not path:
+        return value
+    for part in path.split("."):
+        value = value[int(part)] if isinstance(value, list) else value[part]
+    return value
+
+
+def fill_texts(template: Any, texts: list[str]) -> Any:
+    """The request of a system asked about texts: ``$texts`` is the list, ``$text`` the one text
+    (a system asked one text at a time)."""
+    return fill_template(template, {"$texts": lambda: texts, "$text": lambda: texts[0]})

@@ -15,10 +15,10 @@ from typing import Any, Mapping, Sequence
 from urllib.parse import urlsplit
 
 from runner.errors import ModelNotAvailable
-from runner.sut.remote import (RetryPolicy, SUTCallError, post_json, public_url, resolve_headers,
+from runner.sut.remote import (RetryPolicy, SUTCallError, fill_texts, json_path,
+                               post_json, public_url, resolve_headers, template_contains,
                                utf16_to_codepoint, utf8_to_codepoint)
 from runner.tasks.coref.systems import CorefSystem, _answer
-from runner.tasks.ner.sut.http_sut import _contains, _fill, _get
 
 
 class HttpCoref(CorefSystem):
@@ -31,8 +31,8 @@ class HttpCoref(CorefSystem):
                  concurrency: int = 4, retry: dict[str, Any] | None = None,
                  **kwargs: Any) -> None:
         request = {"texts": "$texts"} if request is None else request
-        self.per_text = _contains(request, "$text")
-        if not self.per_text and not _contains(request, "$texts"):
+        self.per_text = template_contains(request, "$text")
+        if not self.per_text and not template_contains(request, "$texts"):
             raise ModelNotAvailable('http: the request template must hold the string "$texts" '
                                     '(the batch) or "$text" (one text per request)')
         if self.per_text:
@@ -61,10 +61,10 @@ class HttpCoref(CorefSystem):
                 "header_names": sorted(self._header_templates)}
 
     def _predict_raw(self, texts: Sequence[str]) -> list[Any]:
-        answer = post_json(self.url, _fill(self.request, list(texts)), self._headers,
+        answer = post_json(self.url, fill_texts(self.request, list(texts)), self._headers,
                            self.policy, f"http ({len(texts)} text(s))", secrets=self._secrets)
         try:
-            docs = _get(answer, self.response["documents"])
+            docs = json_path(answer, self.response["documents"])
         except (KeyError, IndexError, TypeError, ValueError):
             docs = None
         if self.per_text:
@@ -78,15 +78,15 @@ class HttpCoref(CorefSystem):
         r = self.response
         try:
             clusters = []
-            for cluster in _get(doc, r["clusters"]):
+            for cluster in json_path(doc, r["clusters"]):
                 ms = []
                 for m in cluster:
                     if isinstance(m, (list, tuple)):
                         start, end = int(m[0]), int(m[1])
                     else:
-                        start = int(_get(m, r["start"]))
-                        end = start + int(_get(m, r["length"])) if r["length"] \
-                            else int(_get(m, r["end"]))
+                        start = int(json_path(m, r["start"]))
+                        end = start + int(json_path(m, r["length"])) if r["length"] \
+                            else int(json_path(m, r["end"]))
                     if self.offsets == "utf16":
                         start, end = utf16_to_codepoint(text, start), utf16_to_codepoint(text, end)
                     elif self.offsets == "utf8":

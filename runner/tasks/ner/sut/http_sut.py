@@ -16,8 +16,10 @@ from urllib.parse import urlsplit
 
 from runner.errors import ModelNotAvailable
 from runner.tasks.ner.sut.base import NERSystem
-from runner.sut.remote import (RetryPolicy, SUTCallError, count_unaligned, post_json, public_url,
-                               realign, resolve_headers, utf16_to_codepoint, utf8_to_codepoint)
+from runner.sut.remote import (RetryPolicy, SUTCallError, count_unaligned,
+                               fill_texts, json_path, post_json, public_url, realign,
+                               resolve_headers, template_contains, utf16_to_codepoint,
+                               utf8_to_codepoint)
 
 
 class HttpNER(NERSystem):
@@ -29,8 +31,8 @@ class HttpNER(NERSystem):
                  request: Any = None, offsets: str = "code_point", concurrency: int = 4,
                  retry: dict[str, Any] | None = None, **kwargs: Any) -> None:
         request = {"texts": "$texts"} if request is None else request
-        self.per_text = _contains(request, "$text")
-        if not self.per_text and not _contains(request, "$texts"):
+        self.per_text = template_contains(request, "$text")
+        if not self.per_text and not template_contains(request, "$texts"):
             raise ModelNotAvailable('http: the request template must hold the string "$texts" '
                                     '(the batch) or "$text" (one text per request)')
         if self.per_text:
@@ -64,10 +66,10 @@ class HttpNER(NERSystem):
                 "header_names": sorted(self._header_templates)}
 
     def _predict_raw(self, texts: Sequence[str]) -> list[Any]:
-        body = _fill(self.request, list(texts))
+        body = fill_texts(self.request, list(texts))
         answer = post_json(self.url, body, self._headers, self.policy,
                            f"http ({len(texts)} text(s))", secrets=self._secrets)
-        docs = _get(answer, self.response["documents"])
+        docs = json_path(answer, self.response["documents"])
         if self.per_text:
             docs = [docs]
         if not isinstance(docs, list) or len(docs) != len(texts):
@@ -78,54 +80,24 @@ class HttpNER(NERSystem):
     def _spans(self, text: str, doc: Any) -> Any:
         r = self.response
         try:
-            entities = _get(doc, r["entities"])
+            entities = json_path(doc, r["entities"])
             spans = []
             for e in entities:
-                start = int(_get(e, r["start"]))
-                end = start + int(_get(e, r["length"])) if r["length"] else int(_get(e, r["end"]))
+                start = int(json_path(e, r["start"]))
+                end = start + int(json_path(e, r["length"])) if r["length"] else int(json_path(e, r["end"]))
                 if self.offsets == "utf16":
                     start, end = utf16_to_codepoint(text, start), utf16_to_codepoint(text, end)
                 elif self.offsets == "utf8":
                     start, end = utf8_to_codepoint(text, start), utf8_to_codepoint(text, end)
-                surface = _get(e, r["text"]) if r["text"] else None
+                surface = json_path(e, r["text"]) if r["text"] else None
                 where = realign(text, start, end, surface)
                 if where is None or where[0] >= where[1]:
                     count_unaligned(self)  # its text is nowhere in the sentence
                     continue
-                score = _get(e, r["score"]) if r["score"] else None
-                spans.append((where[0], where[1], str(_get(e, r["label"])),
+                score = json_path(e, r["score"]) if r["score"] else None
+                spans.append((where[0], where[1], str(json_path(e, r["label"])),
                               None if score is None else float(score)))
             return spans
         except (KeyError, IndexError, TypeError, ValueError) as exc:
             return SUTCallError(f"http: the answer does not match sut.response "
                                 f"({type(exc).__name__}: {exc})")
-
-
-def _contains(template: Any, marker: str) -> bool:
-    if isinstance(template, str):
-        return template == marker
-    if isinstance(template, dict):
-        return any(_contains(v, marker) for v in template.values())
-    if isinstance(template, list):
-        return any(_contains(v, marker) for v in template)
-    return False
-
-
-def _fill(template: Any, texts: list[str]) -> Any:
-    if template == "$texts":
-        return texts
-    if template == "$text":
-        return texts[0]
-    if isinstance(template, dict):
-        return {k: _fill(v, texts) for k, v in template.items()}
-    if isinstance(template, list):
-        return [_fill(v, texts) for v in template]
-    return template
-
-
-def _get(value: Any, path: str | None) -> Any:
-    if not path:
-        return value
-    for part in path.split("."):
-        value = value[int(part)] if isinstance(value, list) else value[part]
-    return value

@@ -15,8 +15,8 @@ from typing import Any, Mapping, Sequence
 from urllib.parse import urlsplit
 
 from runner.errors import ModelNotAvailable
-from runner.sut.remote import (RetryPolicy, SUTCallError, post_json, public_url,
-                               resolve_headers)
+from runner.sut.remote import (RetryPolicy, SUTCallError, fill_template, json_path, post_json,
+                               public_url, resolve_headers, template_contains)
 from runner.tasks.re.sut.base import RESystem
 from runner.tasks.re.types import REInput
 
@@ -32,8 +32,8 @@ class HttpRE(RESystem):
                  response: Mapping[str, Any] | None = None, concurrency: int = 1,
                  retry: dict[str, Any] | None = None, batch_size: int = 16, **kw: Any) -> None:
         request = {"inputs": "$inputs"} if request is None else request
-        self.per_input = any(_contains(request, m) for m in _PER_INPUT)
-        if not self.per_input and not _contains(request, "$inputs"):
+        self.per_input = any(template_contains(request, m) for m in _PER_INPUT)
+        if not self.per_input and not template_contains(request, "$inputs"):
             raise ModelNotAvailable('http: the request template must hold "$inputs" (the batch) '
                                     'or "$text"/"$head"/"$tail" (one input per request)')
         super().__init__(batch_size=1 if self.per_input else batch_size, **kw)
@@ -61,15 +61,15 @@ class HttpRE(RESystem):
         body = _fill(self.request, [i.to_json() for i in inputs])
         answer = post_json(self.url, body, self._headers, self.policy,
                            f"http ({len(inputs)} input(s))", secrets=self._secrets)
-        items = [answer] if self.per_input else _get(answer, self.response["predictions"])
+        items = [answer] if self.per_input else json_path(answer, self.response["predictions"])
         if not isinstance(items, list) or len(items) != len(inputs):
             raise SUTCallError(f"http: expected a list of {len(inputs)} item(s) at "
                                f"{self.response['predictions'] or 'the top'} of the answer")
         out = []
         for item in items:
             try:
-                label = _get(item, self.response["label"])
-                score = _get(item, self.response["score"]) if self.response["score"] else None
+                label = json_path(item, self.response["label"])
+                score = json_path(item, self.response["score"]) if self.response["score"] else None
                 if not isinstance(label, str) or not label:
                     raise ValueError(f"label {label!r} is not a string")
                 out.append([label, None if score is None else float(score)])
@@ -79,31 +79,8 @@ class HttpRE(RESystem):
         return out
 
 
-def _contains(template: Any, marker: str) -> bool:
-    if isinstance(template, str):
-        return template == marker
-    if isinstance(template, dict):
-        return any(_contains(v, marker) for v in template.values())
-    if isinstance(template, list):
-        return any(_contains(v, marker) for v in template)
-    return False
-
-
 def _fill(template: Any, inputs: list[dict[str, Any]]) -> Any:
-    if template == "$inputs":
-        return inputs
-    if template in _PER_INPUT:
-        return inputs[0][template[1:]]
-    if isinstance(template, dict):
-        return {k: _fill(v, inputs) for k, v in template.items()}
-    if isinstance(template, list):
-        return [_fill(v, inputs) for v in template]
-    return template
-
-
-def _get(value: Any, path: str | None) -> Any:
-    if not path:
-        return value
-    for part in path.split("."):
-        value = value[int(part)] if isinstance(value, list) else value[part]
-    return value
+    """The request for ``inputs``: ``$inputs`` is the list; ``$text``, ``$head``, ``$tail`` the
+    one input's fields."""
+    return fill_template(template, {"$inputs": lambda: inputs,
+                                    **{m: (lambda m=m: inputs[0][m[1:]]) for m in _PER_INPUT}})
