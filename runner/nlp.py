@@ -11,7 +11,7 @@ from runner.errors import ModelNotAvailable
 
 @functools.lru_cache(maxsize=None)
 def load_spacy(model: str) -> Any:
-    from runner.spacy_import import import_spacy
+    from runner.imports import import_spacy
 
     spacy = import_spacy(model)  # without PyTorch where the pipeline does not need it
 

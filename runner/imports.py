@@ -1,17 +1,23 @@
-"""Importing spaCy without PyTorch when the pipeline does not need it.
+"""Importing the model libraries without the optional libraries they would import for nothing.
 
-spaCy's machine-learning library, thinc, imports PyTorch whenever it is installed (``thinc.compat``
-tries ``import torch`` to offer its optional PyTorch layers). For a CNN pipeline such as the
-embedded en_core_web_sm that is 2–6 s of a run's start-up and ~300 MB of memory spent on a
-library no component calls. :func:`import_spacy` therefore imports spaCy with ``torch`` hidden
-when the pipeline about to be loaded names no PyTorch or transformer architecture in its
-``config.cfg`` and PyTorch is not already imported; thinc then records "no PyTorch", exactly as
-where PyTorch is not installed. ``torch`` is importable again as soon as spaCy is (the
-sentence encoder, masked LMs and Hugging Face systems import it when they load).
+Two libraries mtrun needs import heavy optional dependencies when those are installed:
 
-Should a pipeline that does need PyTorch be loaded later in the same process (a transformer
-pipeline after a small one), :func:`enable_thinc_torch` re-runs thinc's detection and hands the
-result to every thinc module that copied it, before that pipeline is loaded.
+- spaCy's machine-learning library, thinc, imports PyTorch (``thinc.compat`` tries ``import
+  torch`` to offer its optional PyTorch layers). For a CNN pipeline such as the embedded
+  en_core_web_sm that is 2–6 s of a run's start-up and ~180 MB of memory spent on a library no
+  component calls. :func:`import_spacy` imports spaCy with ``torch`` hidden when the pipeline
+  about to be loaded names no PyTorch or transformer architecture in its ``config.cfg`` and
+  PyTorch is not already imported; thinc then records "no PyTorch", exactly as where PyTorch is
+  not installed. Should a pipeline that does need PyTorch be loaded later in the same process (a
+  transformer pipeline after a small one), :func:`enable_thinc_torch` re-runs thinc's detection
+  and hands the result to every thinc module that copied it, before that pipeline is loaded.
+- NLTK's package imports every NLTK module, and with them scikit-learn and SciPy where installed
+  (for its scikit-learn classifier wrapper, a transition parser, Fisher's exact test, …), 1–3 s.
+  mtrun uses NLTK's WordNet reader only, which reads neither: :func:`import_nltk` imports NLTK
+  with both hidden; NLTK's optional features that need them then say so when called.
+
+A hidden library is importable again as soon as the import is over (the sentence encoder, masked
+LMs and Hugging Face systems import PyTorch when they load).
 """
 from __future__ import annotations
 
@@ -19,8 +25,10 @@ import importlib
 import importlib.util
 import re
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
+from typing import Iterator
 
 #: the names thinc.compat sets from its PyTorch detection (copied by other thinc modules)
 _TORCH_NAMES = ("torch", "has_torch", "has_torch_cuda_gpu", "has_torch_gpu", "has_torch_mps",
@@ -72,6 +80,30 @@ def pipeline_needs_torch(model: str) -> bool:
     return bool(_NEEDS_TORCH.search(text))
 
 
+@contextmanager
+def hiding(*names: str) -> Iterator[tuple[str, ...]]:
+    """While in the block, ``import NAME`` (and of its submodules) raises ImportError for each
+    name not already imported, as if it were not installed; yields the names hidden."""
+    hidden = tuple(n for n in names if n not in sys.modules)
+    for name in hidden:
+        sys.modules[name] = None  # type: ignore[assignment]
+    try:
+        yield hidden
+    finally:
+        for name in hidden:
+            if name in sys.modules and sys.modules[name] is None:
+                del sys.modules[name]
+
+
+def import_nltk() -> ModuleType:
+    """``import nltk`` without scikit-learn and SciPy (see the module's docstring)."""
+    if "nltk" in sys.modules:
+        return sys.modules["nltk"]
+    with hiding("sklearn", "scipy"):
+        import nltk
+    return nltk
+
+
 def import_spacy(model: str | None = None) -> ModuleType:
     """``import spacy``, with PyTorch hidden from thinc when ``model`` (the pipeline about to be
     loaded) does not need it; when spaCy is already imported without PyTorch and ``model`` needs
@@ -87,12 +119,8 @@ def import_spacy(model: str | None = None) -> ModuleType:
         import spacy
 
         return spacy
-    sys.modules["torch"] = None  # type: ignore[assignment]  # `import torch` → ImportError
-    try:
+    with hiding("torch"):
         import spacy
-    finally:
-        if "torch" in sys.modules and sys.modules["torch"] is None:
-            del sys.modules["torch"]
     import thinc.compat
 
     thinc_without_torch = not thinc.compat.has_torch
