@@ -24,6 +24,13 @@ to CheckList. --mtrun-src runs mtrun from another source tree (an older checkout
 versions in the same window); --ner-only makes CheckList's predictions run only spaCy's 'ner'
 component, as mtrun's spaCy system does (a stricter comparison than CheckList as usually used).
 
+Measured on the project's 2-core machine with other work running (load average 5–8), 3 rounds
+each: before spaCy was imported without PyTorch (and the changes beside it), mtrun 502 follow-ups
+in 5.9–8.4 s, 4.8 CPU s (77/s, 104/CPU s) against CheckList's 1,594 in 9.8–11.4 s, 7.6 CPU s
+(143/s, 209/CPU s): 0.54× (0.50× per CPU second). After: mtrun 3.0–4.9 s, 2.8 CPU s (157/s,
+178/CPU s) against CheckList 9.2–11.5 s, 7.5 CPU s (150/s, 213/CPU s): 1.05× by the wall clock,
+0.84× per CPU second. With --ner-only CheckList needs ~5 CPU s (~320/CPU s).
+
 Set-up of the CheckList side (a virtual environment for this bench only; CheckList 0.0.11 needs
 setuptools present at build time and an IPython older than 9):
 
