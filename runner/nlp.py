@@ -11,7 +11,9 @@ from runner.errors import ModelNotAvailable
 
 @functools.lru_cache(maxsize=None)
 def load_spacy(model: str) -> Any:
-    import spacy
+    from runner.imports import import_spacy
+
+    spacy = import_spacy(model)  # without PyTorch where the pipeline does not need it
 
     try:
         return spacy.load(model)

@@ -86,7 +86,9 @@ def _index_cache_path(root: Path) -> Path:
     """Where the parsed indexes of the WordNet at ``root`` are kept: keyed by every data file's
     size and modification time, the NLTK and Python versions, so a changed file, a new NLTK (whose
     structures may differ) or another interpreter never reads a stale cache."""
-    import nltk
+    from runner.imports import import_nltk
+
+    nltk = import_nltk()
 
     h = hashlib.sha256(f"{INDEX_CACHE_VERSION}|{nltk.__version__}|{marshal.version}|"
                        f"{root.resolve()}".encode())
@@ -99,6 +101,9 @@ def _index_cache_path(root: Path) -> Path:
 def _cached_reader_class() -> type:
     from collections import defaultdict
 
+    from runner.imports import import_nltk
+
+    import_nltk()
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
     class CachedWordNetReader(WordNetCorpusReader):
@@ -150,8 +155,10 @@ def _cached_reader_class() -> type:
 @functools.lru_cache(maxsize=1)
 def load_wordnet() -> Any:
     """NLTK's WordNet reader: an installed NLTK WordNet, else Debian's copied into the cache."""
+    from runner.imports import import_nltk
+
     try:
-        import nltk
+        nltk = import_nltk()  # without scikit-learn and SciPy, which WordNet does not use
     except ImportError as e:
         raise ModelNotAvailable("WordNet needs nltk: pip install nltk==3.10.4 "
                                 "(or pip install 'mtrun[similar]')") from e
