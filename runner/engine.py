@@ -297,10 +297,11 @@ class Engine:
         try:
             for batch in batches:
                 state = self._front(batch)
-                future = ahead.submit(self._middle, state)
+                # Batch k is finished before batch k+1's filters start: its analysis (the
+                # repair's encoder passes) does not wait behind them.
                 if pending is not None:
                     yield pending[0], self._finish(pending)
-                pending = (batch, state, future)
+                pending = (batch, state, ahead.submit(self._middle, state))
             if pending is not None:
                 yield pending[0], self._finish(pending)
         finally:
