@@ -204,7 +204,12 @@ TRANSFORMATIONS.add(
     lazy("runner.tasks.ner.transforms.structural_question:StructuralQuestion"),
     description="Declarative → interrogative (TIN §3.3): be-verb moved, do/does/did inserted with "
                 "the base form restored, or auxiliary moved; '.' → '?'.",
-    params={}, relation="MR2", max_per_source=lambda p: 1, group="research",
+    params={
+        "negative": {"type": "boolean", "default": False,
+                     "description": "Also make the negative question (\"Didn't he cry?\", "
+                                    "\"Isn't Twitter …?\") of a sentence without a negation."},
+    },
+    relation="MR2", max_per_source=lambda p: 2 if p.get("negative") else 1, group="research",
 )
 TRANSFORMATIONS.add(
     "entity_shuffle", lazy("runner.tasks.ner.transforms.entity_shuffle:EntityShuffle"),

@@ -40,9 +40,28 @@ _PROPER_TAGS = {"NNP", "NNPS"}
 _FRONTED_DEPS = {"advcl", "prep", "advmod", "npadvmod", "intj", "cc", "mark", "punct"}
 
 
+# The negative of each fronted auxiliary that has a natural contracted one ("may", "might",
+# "must", "shall", "am" have none that reads well in a question).
+_NEGATIVE = {"did": "didn't", "does": "doesn't", "do": "don't", "is": "isn't", "are": "aren't",
+             "was": "wasn't", "were": "weren't", "has": "hasn't", "have": "haven't",
+             "had": "hadn't", "will": "won't", "would": "wouldn't", "can": "can't",
+             "could": "couldn't", "should": "shouldn't"}
+
+
+_NEGATIVE_WORDS = {"not", "n't", "n’t", "never", "no", "nothing", "nobody", "none", "neither",
+                   "nor", "nowhere", "hardly", "scarcely", "barely", "seldom", "rarely"}
+
+
 class StructuralQuestion(Transformation):
+    """With ``negative``, a second follow-up: the same question with the auxiliary negated
+    ("Did Trump's wife make …?" and "Didn't Trump's wife make …?"), for sentences with no
+    negation of their own; the entities and their types are the statement's in both."""
     name = "structural_question"
     needs_parse = True
+
+    def __init__(self, *, negative: bool = False) -> None:
+        super().__init__(**({"negative": True} if negative else {}))
+        self.negative = negative
 
     def _generate(self, source: Sentence, prediction: Prediction, rng: random.Random,
                   doc: Any) -> list[FollowUp]:
@@ -55,7 +74,37 @@ class StructuralQuestion(Transformation):
         if made is None:
             return []
         replacements, meta = made
-        return [FollowUp.from_replacements(source.text, replacements, self.name, **meta)]
+        out = [FollowUp.from_replacements(source.text, replacements, self.name, **meta)]
+        if self.negative:
+            negated = negative_question(source.text, doc, replacements, meta)
+            if negated is not None:
+                out.append(FollowUp.from_replacements(source.text, negated, self.name,
+                                                      **{**meta, "negative": True}))
+        return out
+
+
+def negative_question(text: str, doc: Any, replacements: list[Replacement],
+                      meta: dict[str, str]) -> list[Replacement] | None:
+    """The question's replacements with the fronted auxiliary negated, or None when the sentence
+    has a negation already (or the auxiliary has no natural negative)."""
+    if any(t.dep_ == "neg" or t.lower_ in _NEGATIVE_WORDS for t in doc):
+        return None     # "was there nothing else …" → "wasn't there nothing else …?"
+    fronted = meta["fronted"]
+    negative = _NEGATIVE.get(fronted.lower())
+    if negative is None:
+        return None
+    if "’" in text and "'" not in text:
+        negative = negative.replace("'", "’")
+    if fronted[:1].isupper():
+        negative = negative[:1].upper() + negative[1:]
+    out, found = [], False
+    for r in replacements:
+        if not found and r.start == r.end and r.new == fronted + " ":
+            out.append(Replacement(r.start, r.end, negative + " "))
+            found = True
+        else:
+            out.append(r)
+    return out if found else None
 
 
 def question_edit(text: str, doc: Any, keep_case_at: frozenset[int] | set[int] = frozenset()
