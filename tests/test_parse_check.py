@@ -217,3 +217,14 @@ def test_predicate_slots_and_names_inside_names(check):
                                         "the Worst Forms of Child Labor"))
     assert not kept
     assert any("one name" in r for r in reasons), reasons
+
+
+def test_a_verb_keeps_its_multiword_verb(check):
+    source = "At the end of the 8th century, the Moravian Principality came into being."
+    kept, reasons = _judge(check, _word(source, "token_mlm", "came", "got"))
+    assert not kept
+    assert any("multi-word verb 'come into being'" in r for r in reasons), reasons
+    [doc] = list(check.nlp.pipe(["He signed up with an agency."]))
+    assert check.multiword_verb(doc[1]) == "sign_up"
+    [doc] = list(check.nlp.pipe(["He signed the letter."]))
+    assert check.multiword_verb(doc[1]) is None

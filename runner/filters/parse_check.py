@@ -29,7 +29,11 @@ follow-up that fails any check is dropped; the reasons are recorded in
    WordNet 3.0 lists among the original lemma's verb frames (``Somebody ----s that CLAUSE`` …),
    the replacement lemma must have a frame of that pattern too. WordNet's frames belong to
    synsets and are generous ("tell" lists ``Somebody ----s that CLAUSE``), so this catches the
-   clear cases ("started crying" → "went crying") and the `tokens` check the rest it can.
+   clear cases ("started crying" → "went crying") and the `tokens` check the rest it can. Two
+   more rules: a verb of telling (``ADDRESSEE_VERBS``) needs the person told, so it cannot
+   replace a verb with no object ("Zimmer says" → "Zimmer tells"); and a verb that heads a
+   WordNet multi-word verb with the words after it ("came into being", "signed up") may only
+   be replaced by one that forms a WordNet verb with them too ("got into being" fails).
 4. ``entity_slots`` — a shuffled entity must be a plausible name where it was (whole tokens, one
    syntactic head, no verb inside, headed by a noun, proper noun or number) and must move to a
    slot of the same role (argument or modifier, as in 2), after the same article ("the UK" →
@@ -234,6 +238,14 @@ class ParseCheckFilter(Filter):
             old, new = _head(sdoc, a, b), _head(fdoc, c, d)
             if old is None or new is None or old.pos_ != "VERB" or not (b - a < 40):
                 continue
+            idiom = self.multiword_verb(old)
+            if idiom is not None:
+                rest = idiom.split("_")[1:]
+                if not self.is_wordnet_verb("_".join([new.lemma_.lower()] + rest)):
+                    reasons.append(f"verb_frames: {old.text!r} is part of the multi-word verb "
+                                   f"{idiom.replace('_', ' ')!r}; WordNet has no "
+                                   f"{' '.join([new.lemma_.lower()] + rest)!r}")
+                    continue
             objects = {c.dep_ for c in old.children} & {"dobj", "dative", "nsubjpass"}
             if (new.lemma_.lower() in ADDRESSEE_VERBS and not objects
                     and old.lemma_.lower() not in ADDRESSEE_VERBS):
@@ -253,6 +265,30 @@ class ParseCheckFilter(Filter):
                                    f"complement; WordNet lists no such frame for "
                                    f"{new.lemma_!r}")
         return reasons
+
+    def multiword_verb(self, verb: Any) -> str | None:
+        """The WordNet multi-word verb a verb token heads with the words right after it — a
+        particle ("signed up": sign_up) or a preposition and a bare noun ("came into being":
+        come_into_being) — or None. A replaced verb must form one with the same words ("got
+        into being" is no English)."""
+        doc = verb.doc
+        nxt = doc[verb.i + 1] if verb.i + 1 < len(doc) else None
+        if nxt is None or nxt.head.i != verb.i:
+            return None
+        words = None
+        if nxt.dep_ == "prt":
+            words = [nxt.lower_]
+        elif nxt.dep_ == "prep" and nxt.i + 1 < len(doc):
+            noun = doc[nxt.i + 1]
+            if noun.dep_ == "pobj" and noun.head.i == nxt.i and not list(noun.lefts):
+                words = [nxt.lower_, noun.lower_]
+        if words is None:
+            return None
+        lemma = "_".join([verb.lemma_.lower()] + words)
+        return lemma if self.is_wordnet_verb(lemma) else None
+
+    def is_wordnet_verb(self, lemma: str) -> bool:
+        return bool(self._load_wordnet().lemmas(lemma, pos="v"))
 
     def frames(self, lemma: str) -> frozenset[int] | None:
         lemma = lemma.lower()
