@@ -34,15 +34,23 @@ follow-up that fails any check is dropped; the reasons are recorded in
    replace a verb with no object ("Zimmer says" → "Zimmer tells"); and a verb that heads a
    WordNet multi-word verb with the words after it ("came into being", "signed up") may only
    be replaced by one that forms a WordNet verb with them too ("got into being" fails).
-4. ``entity_slots`` — a shuffled entity must be a plausible name where it was (whole tokens, one
-   syntactic head, no verb inside, headed by a noun, proper noun or number) and must move to a
-   slot of the same role (argument or modifier, as in 2), after the same article ("the UK" →
-   "the Hong Kong" fails) and in or out of quotation marks alike (a quoted name is a title).
+4. ``entity_slots`` — a shuffled entity must be a plausible name where it was (whole tokens, not
+   glued to a word by a hyphen — "south-east Delhi" —, one syntactic head, no verb inside, not a
+   list — "Tesla, Uber and Snapchat" —, headed by a noun, proper noun or number that no number
+   outside it counts — "512 BC") and must move to a slot of the same role (argument, modifier or
+   predicate nominal: "was Gravity", "became St. Rastislav"), after the same article ("the UK"
+   → "the Hong Kong" fails), in or out of quotation marks alike (a quoted name is a title), and
+   not swap with a name in its own phrase ("Findings on the Worst Forms of Child Labor").
    This is where shuffles of entities the system typed or spanned wrongly are caught
    ("Indigenous" as an organisation, "Twitter" as a person in "a Twitter account").
+4b. ``entity_types`` — a shuffled name that WordNet 3.0 knows (an instance such as "El Greco",
+   or a name headed by a common noun such as "the Franco-Monegasque Treaty") must have a sense
+   of the type the system gave it (``TYPE_LEXNAMES``); otherwise the shuffle swaps unlike things
+   and its violation only repeats the source's typing error.
 5. ``question_front`` — the auxiliary of a yes/no question goes first (after opening punctuation
-   or a coordinating conjunction); after a fronted phrase ("Today, may Khanzir be …?") the
-   question reads as broken.
+   or a coordinating conjunction, or after a phrase set off by a comma: "In 2019, did …?");
+   after a fronted phrase without the comma ("Earlier this year was Seagal given …?"), or
+   before "may"/"might" ("Today, may Khanzir be …?"), the question reads as broken.
 
 The source and all follow-ups of a batch are parsed in one ``nlp.pipe`` (sources once each).
 """
