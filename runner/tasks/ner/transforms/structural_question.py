@@ -18,7 +18,14 @@ The final "." becomes "?". The subject's first word loses its capital unless it 
 or "I". Every change is an :class:`~runner.types.Replacement`, so entity spans are carried into
 the question by the edit's alignment. A sentence the rules cannot turn into a question (no final
 period, several sentences, no subject before the verb, a verb form that needs an auxiliary that is
-missing) gives no follow-up: the transformation does not apply to it.
+missing) gives no follow-up: the transformation does not apply to it. Nor do forms whose question
+would read as broken: coordinated clauses ("X had frozen, and Y had been conquered": only the
+first would become a question), a second verb phrase the moved verb cannot reach ("is in the
+temperate zone and enjoys …"), a subject starting with "not" or in quotation marks, words before
+the subject that a comma does not set off ("Earlier this year was Seagal given …?"). Words set
+off by a comma stay in front ("In 2019, did Siemens open …?", "When he died, did we …?"); a
+contracted auxiliary is spelled out ("It's …" → "Is it …?"). With ``negative``, the negative
+question ("Didn't he cry?") is a second follow-up of a sentence without a negation.
 """
 from __future__ import annotations
 
@@ -138,7 +145,8 @@ def _question_edit(text: str, doc: Any, keep_case_at: frozenset[int] | set[int]
     subj_end = subject.right_edge.i
     if not _front_is_set_off(doc, root, subj_first):
         return None
-    if subj_first.lower_ == "not" or subj_first.tag_ == "MD" or any(_is_quote(t.text) for t in doc[:subj_first.i]):
+    if (subj_first.lower_ == "not" or subj_first.tag_ == "MD"
+            or any(_is_quote(t.text) for t in doc[:subj_first.i])):
         # "Not everyone can …" → "Can not everyone …?"; a subject the tagger read as a modal
         # ("May has received …" → "Has may received …?"); a subject in quotation marks is a
         # title the question would break ('"Loving" opens …' → '"Does loving" open …?')
