@@ -124,6 +124,18 @@ def test_questions_keep_their_auxiliary_in_front(check):
     assert bad.text == "Today, may the minister be a lonely man?"
     kept, reasons = _judge(check, bad)
     assert not kept and reasons[0].startswith("question_front")
+    # a phrase set off by a comma may stay in front of any other auxiliary
+    source = "Today, the minister will be a lonely man."
+    ok = _follow_up(source, "structural_question", (7, 7, "will "), (20, 25, ""),
+                    (len(source) - 1, len(source), "?"))
+    assert ok.text == "Today, will the minister be a lonely man?"
+    assert _judge(check, ok)[0]
+    # without the comma the question reads as broken
+    source = "Earlier this year the minister was given a medal."
+    bad = _follow_up(source, "structural_question", (18, 18, "was "), (30, 34, ""),
+                     (len(source) - 1, len(source), "?"))
+    assert bad.text == "Earlier this year was the minister given a medal?"
+    assert not _judge(check, bad)[0]
 
 
 def test_checks_per_transformation_and_bad_names():
@@ -137,3 +149,82 @@ def test_checks_per_transformation_and_bad_names():
 
 class _NoParser:
     pipe_names: list = []
+
+
+def _shuffle(source, label, *names):
+    """A shuffle that moves each name to the next one's place, with the transformation's meta."""
+    spans = [(source.index(n), source.index(n) + len(n)) for n in names]
+    moved = list(names[1:]) + [names[0]]
+    f = _follow_up(source, "entity_shuffle", *[(a, b, new) for (a, b), new in zip(spans, moved)])
+    f.meta["order"] = {label: moved}
+    return f
+
+
+def test_verbs_of_telling_need_an_object(check):
+    source = "Superheroes are outside of human experience, Zimmer says."
+    kept, reasons = _judge(check, _word(source, "token_mlm", "says", "tells"))
+    assert not kept
+    assert any("verb_frames" in r and "object" in r for r in reasons), reasons
+    source = "Zimmer told the BBC that he was happy."
+    kept, reasons = _judge(check, _word(source, "token_mlm", "told", "informed"))
+    assert not any("person told" in r for r in reasons), reasons
+
+
+def test_a_name_wordnet_knows_as_another_type_is_not_shuffled(check):
+    # "El Greco" is a painter (noun.person) typed as an organisation like its director
+    source = "In 2007 the most successful film was El Greco, directed by the Smaragdis studio."
+    f = _shuffle(source, "ORGANIZATION", "El Greco", "the Smaragdis studio")
+    kept, reasons = _judge(check, f)
+    assert any("entity_types" in r and "El Greco" in r for r in reasons), reasons
+    # a treaty (noun.communication) typed as a place
+    [doc] = list(check.nlp.pipe(["The Franco-Monegasque Treaty was signed in Paris."]))
+    assert check.name_senses(doc, "the Franco-Monegasque Treaty") == frozenset()  # not in doc
+    assert "noun.communication" in check.name_senses(doc, "Franco-Monegasque Treaty")
+    # places typed as places are kept; unknown names and common words are not judged
+    source = "Mexico hopes the event will rival the Carnival of Brazil."
+    assert _judge(check, _shuffle(source, "LOCATION", "Mexico", "Brazil"))[0]
+    [doc] = list(check.nlp.pipe(["Apple sued Kowalczyk in Warsaw."]))
+    assert check.name_senses(doc, "Apple") == frozenset()
+    assert check.name_senses(doc, "Kowalczyk") == frozenset()
+    # a head that is itself a name says nothing of the whole ("Sony Australia")
+    [doc] = list(check.nlp.pipe(["Sony Australia noticed it."]))
+    assert check.name_senses(doc, "Sony Australia") == frozenset()
+
+
+def test_lists_hyphens_and_numbers_are_not_names(check):
+    text = "Companies such as Spotify, Tesla, Uber and Snapchat will attend."
+    [doc] = list(check.nlp.pipe([text]))
+    assert "list" in implausible_name(doc, text.index("Tesla"), text.index(" will"))
+    assert implausible_name(doc, text.index("Tesla"), text.index(", Uber")) == ""
+    [doc] = list(check.nlp.pipe(["A power station in Badarpur, south-east Delhi, will stop."]))
+    text = doc.text
+    assert "hyphen" in implausible_name(doc, text.index("east Delhi"), text.index(", will"))
+    [doc] = list(check.nlp.pipe(["In about 512 BC, the king Amyntas accepted the terms."]))
+    text = doc.text
+    assert "number" in implausible_name(doc, text.index("BC"), text.index("BC") + 2)
+
+
+def test_predicate_slots_and_names_inside_names(check):
+    # the predicate of "was" says what Cuaron's film is: a name moved there swaps kinds
+    source = "Cuaron, whose last film was the Oscar-winning Gravity, was not on set."
+    kept, reasons = _judge(check, _swap(source, "Cuaron", "Gravity"))
+    assert not kept
+    assert any("predicate" in r for r in reasons), reasons
+    # one title: "Findings on the Worst Forms of Child Labor"
+    source = ("Department of Labor Findings on the Worst Forms of Child Labor reported that "
+              "most children work.")
+    kept, reasons = _judge(check, _swap(source, "Department of Labor Findings",
+                                        "the Worst Forms of Child Labor"))
+    assert not kept
+    assert any("one name" in r for r in reasons), reasons
+
+
+def test_a_verb_keeps_its_multiword_verb(check):
+    source = "At the end of the 8th century, the Moravian Principality came into being."
+    kept, reasons = _judge(check, _word(source, "token_mlm", "came", "got"))
+    assert not kept
+    assert any("multi-word verb 'come into being'" in r for r in reasons), reasons
+    [doc] = list(check.nlp.pipe(["He signed up with an agency."]))
+    assert check.multiword_verb(doc[1]) == "sign_up"
+    [doc] = list(check.nlp.pipe(["He signed the letter."]))
+    assert check.multiword_verb(doc[1]) is None

@@ -101,3 +101,58 @@ def test_an_entity_keeps_its_capital_but_a_leading_determiner_does_not(parser):
 ])
 def test_base_form_of_regular_and_irregular_verbs(parser, source, question):
     assert _question(parser, source).text == question
+
+
+@pytest.mark.parametrize("source, question", [
+    # a contracted auxiliary is spelled out ("'s it …?" cannot start a question)
+    ("It's fantastic news for the town.", "Is it fantastic news for the town?"),
+    ("It's also fuelled the emergence of high-rises.",
+     "Has it also fuelled the emergence of high-rises?"),
+    # a phrase set off by a comma stays in front, an adverbial clause too
+    ("When Millican died, we assumed that was the end.",
+     "When Millican died, did we assume that was the end?"),
+    ("According to the programme, she will speak at noon.",
+     "According to the programme, will she speak at noon?"),
+])
+def test_more_question_forms(parser, source, question):
+    f = _question(parser, source)
+    assert f is not None, f"no question made from {source!r}"
+    assert f.text == question
+
+
+@pytest.mark.parametrize("source", [
+    # coordinated clauses: the second would stay a statement inside the question
+    "Sulphur is a key nutrient, but UK soils are deficient in it.",
+    # a second verb phrase the moved verb does not govern ("Is Algeria … and enjoys …?")
+    "Northern Algeria is in the temperate zone and enjoys a mild climate.",
+    # "Not everyone can …" → "Can not everyone …?"
+    "Not everyone can rise above it.",
+    # a title in quotation marks as the subject
+    '"Loving" opens with Richard and Mildred already a couple.',
+    # a fronted phrase not set off by a comma ("Earlier this year was Seagal given …?")
+    "Earlier this year Seagal was given Serbian nationality.",
+])
+def test_forms_the_rules_leave_alone(parser, source):
+    assert _question(parser, source) is None
+
+
+def _questions(parser, text, **params):
+    [doc] = parser.parse_many([text])
+    return StructuralQuestion(**params).generate(Sentence("s", text), Prediction(()),
+                                                 random.Random(0), doc)
+
+
+def test_negative_questions(parser):
+    out = _questions(parser, "He cried.", negative=True)
+    assert [f.text for f in out] == ["Did he cry?", "Didn't he cry?"]
+    assert out[1].meta["negative"] is True
+    out = _questions(parser, "In 2019, Siemens opened a plant in Berlin.", negative=True)
+    assert out[1].text == "In 2019, didn't Siemens open a plant in Berlin?"
+    out = _questions(parser, "Twitter was the obvious solution.", negative=True)
+    assert out[1].text == "Wasn't Twitter the obvious solution?"
+    # none for a sentence with a negation of its own, nor by default
+    assert len(_questions(parser, "He hasn't seen the report.", negative=True)) == 1
+    assert len(_questions(parser, "There was nothing else to do.", negative=True)) == 1
+    assert len(_questions(parser, "He cried.")) == 1
+    # "may" has no negative that reads well in a question
+    assert len(_questions(parser, "The minister may resign.", negative=True)) == 1

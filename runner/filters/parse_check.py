@@ -29,16 +29,28 @@ follow-up that fails any check is dropped; the reasons are recorded in
    WordNet 3.0 lists among the original lemma's verb frames (``Somebody ----s that CLAUSE`` …),
    the replacement lemma must have a frame of that pattern too. WordNet's frames belong to
    synsets and are generous ("tell" lists ``Somebody ----s that CLAUSE``), so this catches the
-   clear cases ("started crying" → "went crying") and the `tokens` check the rest it can.
-4. ``entity_slots`` — a shuffled entity must be a plausible name where it was (whole tokens, one
-   syntactic head, no verb inside, headed by a noun, proper noun or number) and must move to a
-   slot of the same role (argument or modifier, as in 2), after the same article ("the UK" →
-   "the Hong Kong" fails) and in or out of quotation marks alike (a quoted name is a title).
+   clear cases ("started crying" → "went crying") and the `tokens` check the rest it can. Two
+   more rules: a verb of telling (``ADDRESSEE_VERBS``) needs the person told, so it cannot
+   replace a verb with no object ("Zimmer says" → "Zimmer tells"); and a verb that heads a
+   WordNet multi-word verb with the words after it ("came into being", "signed up") may only
+   be replaced by one that forms a WordNet verb with them too ("got into being" fails).
+4. ``entity_slots`` — a shuffled entity must be a plausible name where it was (whole tokens, not
+   glued to a word by a hyphen — "south-east Delhi" —, one syntactic head, no verb inside, not a
+   list — "Tesla, Uber and Snapchat" —, headed by a noun, proper noun or number that no number
+   outside it counts — "512 BC") and must move to a slot of the same role (argument, modifier or
+   predicate nominal: "was Gravity", "became St. Rastislav"), after the same article ("the UK"
+   → "the Hong Kong" fails), in or out of quotation marks alike (a quoted name is a title), and
+   not swap with a name in its own phrase ("Findings on the Worst Forms of Child Labor").
    This is where shuffles of entities the system typed or spanned wrongly are caught
    ("Indigenous" as an organisation, "Twitter" as a person in "a Twitter account").
+4b. ``entity_types`` — a shuffled name that WordNet 3.0 knows (an instance such as "El Greco",
+   or a name headed by a common noun such as "the Franco-Monegasque Treaty") must have a sense
+   of the type the system gave it (``TYPE_LEXNAMES``); otherwise the shuffle swaps unlike things
+   and its violation only repeats the source's typing error.
 5. ``question_front`` — the auxiliary of a yes/no question goes first (after opening punctuation
-   or a coordinating conjunction); after a fronted phrase ("Today, may Khanzir be …?") the
-   question reads as broken.
+   or a coordinating conjunction, or after a phrase set off by a comma: "In 2019, did …?");
+   after a fronted phrase without the comma ("Earlier this year was Seagal given …?"), or
+   before "may"/"might" ("Today, may Khanzir be …?"), the question reads as broken.
 
 The source and all follow-ups of a batch are parsed together, each text once per run (the
 pipeline's shared :class:`runner.nlp.DocStore`).
@@ -50,7 +62,7 @@ from typing import Any, Mapping, Sequence
 from runner.filters.base import Filter
 from runner.types import Edit, FollowUp
 
-CHECKS = ("tokens", "replaced", "verb_frames", "entity_slots", "question_front")
+CHECKS = ("tokens", "replaced", "verb_frames", "entity_slots", "entity_types", "question_front")
 # Which checks judge which transformation (a suite may override any key; "default" serves the
 # transformations not named). Tuned on suites/data/pud_tune.jsonl: the `tokens` check is not run
 # on questions and shuffles, where the small parser changes attachments far from the edit (a
@@ -61,7 +73,7 @@ DEFAULT_CHECKS: dict[str, tuple[str, ...]] = {
     "token_mlm": ("tokens", "replaced", "verb_frames"),
     "phrase_np": ("tokens", "replaced"),
     "structural_question": ("question_front",),
-    "entity_shuffle": ("replaced", "entity_slots"),
+    "entity_shuffle": ("replaced", "entity_slots", "entity_types"),
 }
 
 # WordNet 3.0 verb frames grouped by the complement they need (frame numbers as in WordNet's
@@ -75,6 +87,23 @@ FRAME_GROUPS: dict[str, frozenset[int]] = {
     "adjective": frozenset({5, 6, 7}),
     "two_objects": frozenset({14, 15}),
 }
+# Verbs of telling whose clause or quotation needs the person told as an object ("Zimmer says"
+# → "Zimmer tells" is broken). WordNet's frames cannot show this: "tell" lists "Somebody ----s
+# that CLAUSE" (in the sense "let something be known") beside "Somebody ----s somebody …".
+ADDRESSEE_VERBS = frozenset({"tell", "inform", "notify", "assure", "remind", "convince",
+                             "persuade"})
+# The WordNet lexicographer files a name of each type can belong to (entity_types): a person is
+# noun.person; a place noun.location, noun.object (a mountain, a river, a continent) or
+# noun.artifact (a building, a bridge: spaCy's FAC); an organisation noun.group or noun.artifact
+# (an institution: "school", "church"). Labels of other types are not judged.
+TYPE_LEXNAMES: dict[str, frozenset[str]] = {
+    "PERSON": frozenset({"noun.person"}),
+    "LOCATION": frozenset({"noun.location", "noun.object", "noun.artifact"}),
+    "ORGANIZATION": frozenset({"noun.group", "noun.artifact"}),
+}
+_LABEL_TYPES = {"PERSON": "PERSON", "PER": "PERSON", "LOCATION": "LOCATION", "LOC": "LOCATION",
+                "GPE": "LOCATION", "FAC": "LOCATION", "ORGANIZATION": "ORGANIZATION",
+                "ORG": "ORGANIZATION"}
 _SUBJECT_DEPS = {"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"}
 _MODIFIER_DEPS = {"compound", "amod", "nmod", "nummod", "quantmod"}
 _NAME_POS = {"PROPN", "NOUN", "NUM", "X"}
@@ -118,7 +147,7 @@ class ParseCheckFilter(Filter):
         from runner.nlp import pipeline_info
 
         out = [{"role": "parser", "name": self.model, **pipeline_info(self.nlp)}]
-        if any("verb_frames" in c for c in self.checks.values()):
+        if any("verb_frames" in c or "entity_types" in c for c in self.checks.values()):
             out.append({"role": "verb frames", "backend": "wordnet", "name": "WordNet 3.0"})
         return out
 
@@ -154,6 +183,8 @@ class ParseCheckFilter(Filter):
             reasons += self._verb_frames(sdoc, fdoc, edit)
         if "entity_slots" in checks:
             reasons += self._entity_slots(sdoc, edit)
+        if "entity_types" in checks:
+            reasons += self._entity_types(sdoc, follow_up)
         if "question_front" in checks:
             reasons += self._question_front(sdoc, edit)
         return reasons
@@ -219,6 +250,20 @@ class ParseCheckFilter(Filter):
             old, new = _head(sdoc, a, b), _head(fdoc, c, d)
             if old is None or new is None or old.pos_ != "VERB" or not (b - a < 40):
                 continue
+            idiom = self.multiword_verb(old)
+            if idiom is not None:
+                rest = idiom.split("_")[1:]
+                if not self.is_wordnet_verb("_".join([new.lemma_.lower()] + rest)):
+                    reasons.append(f"verb_frames: {old.text!r} is part of the multi-word verb "
+                                   f"{idiom.replace('_', ' ')!r}; WordNet has no "
+                                   f"{' '.join([new.lemma_.lower()] + rest)!r}")
+                    continue
+            objects = {c.dep_ for c in old.children} & {"dobj", "dative", "nsubjpass"}
+            if (new.lemma_.lower() in ADDRESSEE_VERBS and not objects
+                    and old.lemma_.lower() not in ADDRESSEE_VERBS):
+                reasons.append(f"verb_frames: {new.text!r} needs the person told as its object; "
+                               f"{old.text!r} has none")
+                continue
             needed = complement_patterns(old)
             if not needed:
                 continue
@@ -233,17 +278,96 @@ class ParseCheckFilter(Filter):
                                    f"{new.lemma_!r}")
         return reasons
 
+    def multiword_verb(self, verb: Any) -> str | None:
+        """The WordNet multi-word verb a verb token heads with the words right after it — a
+        particle ("signed up": sign_up) or a preposition and a bare noun ("came into being":
+        come_into_being) — or None. A replaced verb must form one with the same words ("got
+        into being" is no English)."""
+        doc = verb.doc
+        nxt = doc[verb.i + 1] if verb.i + 1 < len(doc) else None
+        if nxt is None or nxt.head.i != verb.i:
+            return None
+        words = None
+        if nxt.dep_ == "prt":
+            words = [nxt.lower_]
+        elif nxt.dep_ == "prep" and nxt.i + 1 < len(doc):
+            noun = doc[nxt.i + 1]
+            if noun.dep_ == "pobj" and noun.head.i == nxt.i and not list(noun.lefts):
+                words = [nxt.lower_, noun.lower_]
+        if words is None:
+            return None
+        lemma = "_".join([verb.lemma_.lower()] + words)
+        return lemma if self.is_wordnet_verb(lemma) else None
+
+    def is_wordnet_verb(self, lemma: str) -> bool:
+        return bool(self._load_wordnet().lemmas(lemma, pos="v"))
+
     def frames(self, lemma: str) -> frozenset[int] | None:
         lemma = lemma.lower()
         if lemma not in self._frames:
-            if self._wordnet is None:
-                from runner.models.wordnet import load_wordnet
-
-                self._wordnet = load_wordnet()
-            lemmas = self._wordnet.lemmas(lemma, pos="v")
+            lemmas = self._load_wordnet().lemmas(lemma, pos="v")
             self._frames[lemma] = (frozenset(f for lm in lemmas for f in lm.frame_ids())
                                    if lemmas else None)
         return self._frames[lemma]
+
+    # -- 4b. the type the system gave a shuffled entity --------------------------------------
+    def _entity_types(self, sdoc: Any, follow_up: FollowUp) -> list[str]:
+        """A shuffle moves names the system gave one type; when it typed one of them wrongly the
+        follow-up swaps unlike things ("Monaco was signed" for "the Franco-Monegasque Treaty was
+        signed") and the violation only repeats the source's error. WordNet 3.0 knows the type
+        of many names and of the common nouns that head them: a name that is a WordNet instance
+        ("El Greco": noun.person; "Monaco": noun.location), or a name of several words headed
+        by a common noun ("Treaty": noun.communication; "Association": noun.group), must have
+        a sense of the system's type (``TYPE_LEXNAMES``). Names WordNet does not know, and
+        one-word names that are common words ("Apple", "Twitter"), are not judged."""
+        order = follow_up.meta.get("order")
+        if not isinstance(order, Mapping):
+            return []
+        reasons = []
+        for label, names in order.items():
+            kind = _LABEL_TYPES.get(str(label).upper())
+            if kind is None:
+                continue
+            for name in dict.fromkeys(names):
+                senses = self.name_senses(sdoc, name)
+                if senses and not senses & TYPE_LEXNAMES[kind]:
+                    reasons.append(f"entity_types: {name!r} was typed {label}; WordNet knows it "
+                                   f"only as {', '.join(sorted(senses))}")
+        return reasons
+
+    def name_senses(self, sdoc: Any, name: str) -> frozenset[str]:
+        """The lexicographer files of what WordNet says a name is (empty when it cannot say)."""
+        wordnet = self._load_wordnet()
+        words = name.split()
+        if words and words[0].lower() in ("the", "a", "an"):
+            words = words[1:]
+        if not words:
+            return frozenset()
+        lemma = "_".join(words)
+        instances = frozenset(s.lexname() for s in wordnet.synsets(lemma, pos="n")
+                              if s.instance_hypernyms()
+                              and any(lm.name() == lemma for lm in s.lemmas()))
+        if instances or len(words) == 1:
+            return instances
+        start = sdoc.text.find(name)
+        span = sdoc.char_span(start, start + len(name)) if start >= 0 else None
+        if span is None:
+            return frozenset()
+        head = span.root
+        if head.pos_ not in ("NOUN", "PROPN") or not head.text[:1].isupper():
+            return frozenset()
+        synsets = wordnet.synsets(head.text.lower(), pos="n")
+        # A head that is itself a name ("Sony Australia") says nothing of the whole.
+        if any(s.instance_hypernyms() for s in synsets):
+            return frozenset()
+        return frozenset(s.lexname() for s in synsets)
+
+    def _load_wordnet(self) -> Any:
+        if self._wordnet is None:
+            from runner.models.wordnet import load_wordnet
+
+            self._wordnet = load_wordnet()
+        return self._wordnet
 
     # -- 5. questions ------------------------------------------------------------------------
     def _question_front(self, sdoc: Any, edit: Edit) -> list[str]:
@@ -255,10 +379,14 @@ class ParseCheckFilter(Filter):
         if not inserted:
             return []
         first = min(r.start for r in inserted)
+        moved = next(r.new.strip() for r in inserted if r.start == first).lower()
         # A leading coordinating conjunction is no fronted phrase ("But did one expert warn …?").
         before = [t for t in sdoc if t.idx < first and not t.is_punct and not t.is_space
                   and t.pos_ != "CCONJ"]
-        if before:
+        # A phrase set off by a comma may stay in front ("In 2019, did Siemens open …?", "When
+        # he died, did we …?"), except before "may"/"might", which then read as a wish.
+        set_off = sdoc.text[:first].rstrip().endswith(",") and moved not in ("may", "might")
+        if before and not set_off:
             return [f"question_front: the auxiliary goes after {sdoc.text[:first].strip()!r}"]
         return []
 
@@ -271,18 +399,22 @@ class ParseCheckFilter(Filter):
             old = source[r.start:r.end]
             if old == r.new:
                 continue
-            for text, (a, b) in ((old, (r.start, r.end)), (r.new, slots.get(r.new))):
-                if (a, b) is not None and (why := implausible_name(sdoc, a, b)):
+            for text, where in ((old, (r.start, r.end)), (r.new, slots.get(r.new))):
+                if where is not None and (why := implausible_name(sdoc, *where)):
                     reasons.append(f"entity_slots: {text!r} {why}")
             origin = slots.get(r.new)
             if origin is None:
                 continue
+            for (a, b), (c, d) in (((r.start, r.end), origin), (origin, (r.start, r.end))):
+                if _inside_phrase_of(sdoc, (a, b), (c, d)):
+                    reasons.append(f"entity_slots: {source[a:b]!r} is the object of a "
+                                   f"preposition inside {source[c:d]!r}'s phrase (one name)")
             slot_head, moved_head = _head(sdoc, r.start, r.end), _head(sdoc, *origin)
             if slot_head is None or moved_head is None:
                 continue
-            if _role(slot_head) != _role(moved_head):
-                reasons.append(f"entity_slots: {r.new!r} ({_role(moved_head)}) moved to "
-                               f"{_role(slot_head)} slot of {old!r}")
+            if _role(slot_head, predicates=True) != _role(moved_head, predicates=True):
+                reasons.append(f"entity_slots: {r.new!r} ({_role(moved_head, True)}) moved to "
+                               f"{_role(slot_head, True)} slot of {old!r}")
             if _determiner(sdoc, r.start, r.end) != _determiner(sdoc, *origin):
                 reasons.append(f"entity_slots: {r.new!r} moved next to another determiner "
                                f"({_determiner(sdoc, *origin) or 'none'} → "
@@ -322,14 +454,33 @@ def implausible_name(doc: Any, start: int, end: int) -> str:
     span = doc.char_span(start, end)
     if span is None:
         return "does not start and end at word boundaries"
+    if start > 0 and doc.text[start - 1] in "-‐–" or doc.text[end:end + 1] in ("-", "‐"):
+        return "is glued to a word by a hyphen (part of a compound: \"south-east Delhi\")"
     heads = [t for t in span if t.head.i < span.start or t.head.i >= span.end or t.head.i == t.i]
     if len(heads) != 1:
         return "is not one phrase (several syntactic heads)"
     if any(t.pos_ in ("VERB", "AUX") for t in span):
         return "contains a verb"
+    if any(t.text == "," for t in span[1:-1]) and any(
+            t.dep_ == "conj" or t.pos_ == "CCONJ" for t in span):
+        return "is a list of names (a comma and a coordination inside)"
     if heads[0].pos_ not in _NAME_POS:
         return f"is headed by a {heads[0].pos_} word"
+    if any(c.dep_ == "nummod" and not span.start <= c.i < span.end for c in heads[0].children):
+        return "is counted by a number outside it (a date or quantity: \"512 BC\")"
     return ""
+
+
+def _inside_phrase_of(doc: Any, inner: tuple[int, int], outer: tuple[int, int]) -> bool:
+    """Whether the name at ``inner`` is the object of a preposition attached to a word of the
+    name at ``outer`` ("Findings on the Worst Forms of Child Labor", "Bank of America"): the
+    two make one phrase, likely one name, and swapping them rewrites its inside."""
+    head = _head(doc, *inner)
+    if head is None or head.dep_ != "pobj" or head.head.i == head.i:
+        return False
+    prep = head.head
+    attach = prep.head
+    return prep.dep_ == "prep" and outer[0] <= attach.idx < outer[1]
 
 
 def _determiner(doc: Any, start: int, end: int) -> str:
@@ -352,11 +503,16 @@ def _quoted(text: str, start: int, end: int) -> bool:
     return bool(before) and bool(after) and before[-1] in _QUOTES and after[0] in _QUOTES
 
 
-def _role(tok: Any) -> str:
+def _role(tok: Any, predicates: bool = False) -> str:
+    """"an argument" or "a modifier"; with ``predicates``, a predicate nominal ("was Gravity",
+    "became St. Rastislav", "named Keira": attr, oprd) is a role of its own — it says what its
+    subject is, so a name moved into or out of it swaps a thing with what it is called."""
     # A conjunct takes the role of its coordination ("in Glasgow, Cardiff and Belfast").
     seen = 0
     while tok.dep_ == "conj" and tok.head.i != tok.i and seen < 50:
         tok, seen = tok.head, seen + 1
+    if predicates and tok.dep_ in ("attr", "oprd"):
+        return "a predicate"
     if tok.dep_ in _SUBJECT_DEPS or tok.dep_ not in _MODIFIER_DEPS:
         return "an argument"
     return "a modifier"

@@ -204,7 +204,12 @@ TRANSFORMATIONS.add(
     lazy("runner.tasks.ner.transforms.structural_question:StructuralQuestion"),
     description="Declarative → interrogative (TIN §3.3): be-verb moved, do/does/did inserted with "
                 "the base form restored, or auxiliary moved; '.' → '?'.",
-    params={}, relation="MR2", max_per_source=lambda p: 1, group="research",
+    params={
+        "negative": {"type": "boolean", "default": False,
+                     "description": "Also make the negative question (\"Didn't he cry?\", "
+                                    "\"Isn't Twitter …?\") of a sentence without a negation."},
+    },
+    relation="MR2", max_per_source=lambda p: 2 if p.get("negative") else 1, group="research",
 )
 TRANSFORMATIONS.add(
     "entity_shuffle", lazy("runner.tasks.ner.transforms.entity_shuffle:EntityShuffle"),
@@ -448,17 +453,20 @@ FILTERS.add(
                    "additionalProperties": {
                        "type": "array", "uniqueItems": True,
                        "items": {"enum": ["tokens", "replaced", "verb_frames", "entity_slots",
-                                          "question_front"]}},
+                                          "entity_types", "question_front"]}},
                    "description": "Checks per transformation type (key 'default' for the rest); "
                                   "null: token_mlm tokens+replaced+verb_frames, phrase_np "
                                   "tokens+replaced, structural_question question_front, "
-                                  "entity_shuffle replaced+entity_slots. tokens: tokens outside "
+                                  "entity_shuffle replaced+entity_slots+entity_types. "
+                                  "tokens: tokens outside "
                                   "the edit keep tag, label and head; replaced: the new text "
                                   "keeps the old one's role; verb_frames: WordNet 3.0 frames "
                                   "license the replaced verb's complements; entity_slots: "
                                   "shuffled entities are plausible names moved between slots of "
-                                  "the same role, article and quoting; question_front: the "
-                                  "question's auxiliary comes first."},
+                                  "the same role, article and quoting; entity_types: WordNet "
+                                  "3.0 knows no sense of a shuffled name that fits its "
+                                  "predicted type; question_front: the question's auxiliary "
+                                  "comes first (or after a phrase set off by a comma)."},
         "max_changed_tokens": {"type": "integer", "minimum": 0, "default": 1,
                                "description": "Tokens outside the edit that may parse "
                                               "differently before the tokens check fails."},

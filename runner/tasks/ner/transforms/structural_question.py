@@ -18,7 +18,14 @@ The final "." becomes "?". The subject's first word loses its capital unless it 
 or "I". Every change is an :class:`~runner.types.Replacement`, so entity spans are carried into
 the question by the edit's alignment. A sentence the rules cannot turn into a question (no final
 period, several sentences, no subject before the verb, a verb form that needs an auxiliary that is
-missing) gives no follow-up: the transformation does not apply to it.
+missing) gives no follow-up: the transformation does not apply to it. Nor do forms whose question
+would read as broken: coordinated clauses ("X had frozen, and Y had been conquered": only the
+first would become a question), a second verb phrase the moved verb cannot reach ("is in the
+temperate zone and enjoys …"), a subject starting with "not" or in quotation marks, words before
+the subject that a comma does not set off ("Earlier this year was Seagal given …?"). Words set
+off by a comma stay in front ("In 2019, did Siemens open …?", "When he died, did we …?"); a
+contracted auxiliary is spelled out ("It's …" → "Is it …?"). With ``negative``, the negative
+question ("Didn't he cry?") is a second follow-up of a sentence without a negation.
 """
 from __future__ import annotations
 
@@ -35,11 +42,33 @@ _AUX_LEMMAS = {"be", "have", "do", "will", "shall", "can", "may", "must", "might
                "would", "should", "ought"}
 _DO_BY_TAG = {"VBD": "did", "VBZ": "does", "VBP": "do"}
 _PROPER_TAGS = {"NNP", "NNPS"}
+# What may stand before the subject of a question when set off by a comma: adverbial clauses and
+# phrases of the root ("When he died, …", "In 2019, …", "Meanwhile, …").
+_FRONTED_DEPS = {"advcl", "prep", "advmod", "npadvmod", "intj", "cc", "mark", "punct"}
+
+
+# The negative of each fronted auxiliary that has a natural contracted one ("may", "might",
+# "must", "shall", "am" have none that reads well in a question).
+_NEGATIVE = {"did": "didn't", "does": "doesn't", "do": "don't", "is": "isn't", "are": "aren't",
+             "was": "wasn't", "were": "weren't", "has": "hasn't", "have": "haven't",
+             "had": "hadn't", "will": "won't", "would": "wouldn't", "can": "can't",
+             "could": "couldn't", "should": "shouldn't"}
+
+
+_NEGATIVE_WORDS = {"not", "n't", "n’t", "never", "no", "nothing", "nobody", "none", "neither",
+                   "nor", "nowhere", "hardly", "scarcely", "barely", "seldom", "rarely"}
 
 
 class StructuralQuestion(Transformation):
+    """With ``negative``, a second follow-up: the same question with the auxiliary negated
+    ("Did Trump's wife make …?" and "Didn't Trump's wife make …?"), for sentences with no
+    negation of their own; the entities and their types are the statement's in both."""
     name = "structural_question"
     needs_parse = True
+
+    def __init__(self, *, negative: bool = False) -> None:
+        super().__init__(**({"negative": True} if negative else {}))
+        self.negative = negative
 
     def _generate(self, source: Sentence, prediction: Prediction, rng: random.Random,
                   doc: Any) -> list[FollowUp]:
@@ -52,7 +81,37 @@ class StructuralQuestion(Transformation):
         if made is None:
             return []
         replacements, meta = made
-        return [FollowUp.from_replacements(source.text, replacements, self.name, **meta)]
+        out = [FollowUp.from_replacements(source.text, replacements, self.name, **meta)]
+        if self.negative:
+            negated = negative_question(source.text, doc, replacements, meta)
+            if negated is not None:
+                out.append(FollowUp.from_replacements(source.text, negated, self.name,
+                                                      **{**meta, "negative": True}))
+        return out
+
+
+def negative_question(text: str, doc: Any, replacements: list[Replacement],
+                      meta: dict[str, str]) -> list[Replacement] | None:
+    """The question's replacements with the fronted auxiliary negated, or None when the sentence
+    has a negation already (or the auxiliary has no natural negative)."""
+    if any(t.dep_ == "neg" or t.lower_ in _NEGATIVE_WORDS for t in doc):
+        return None     # "was there nothing else …" → "wasn't there nothing else …?"
+    fronted = meta["fronted"]
+    negative = _NEGATIVE.get(fronted.lower())
+    if negative is None:
+        return None
+    if "’" in text and "'" not in text:
+        negative = negative.replace("'", "’")
+    if fronted[:1].isupper():
+        negative = negative[:1].upper() + negative[1:]
+    out, found = [], False
+    for r in replacements:
+        if not found and r.start == r.end and r.new == fronted + " ":
+            out.append(Replacement(r.start, r.end, negative + " "))
+            found = True
+        else:
+            out.append(r)
+    return out if found else None
 
 
 def question_edit(text: str, doc: Any, keep_case_at: frozenset[int] | set[int] = frozenset()
@@ -60,6 +119,14 @@ def question_edit(text: str, doc: Any, keep_case_at: frozenset[int] | set[int] =
     """The replacements that turn ``text`` (parsed as ``doc``) into a question, and how (the case
     of TIN §3.3), or None when the sentence is not a declarative the rules cover. A word starting
     at an offset in ``keep_case_at`` keeps its capital when the subject moves."""
+    try:
+        return _question_edit(text, doc, keep_case_at)
+    except _NoQuestion:
+        return None
+
+
+def _question_edit(text: str, doc: Any, keep_case_at: frozenset[int] | set[int]
+                   ) -> tuple[list[Replacement], dict[str, str]] | None:
     sents = list(doc.sents)
     tokens = [t for t in doc if not t.is_space]
     if len(sents) != 1 or len(tokens) < 3:
@@ -76,14 +143,30 @@ def question_edit(text: str, doc: Any, keep_case_at: frozenset[int] | set[int] =
     subject = subjects[0]
     subj_first = subject.left_edge
     subj_end = subject.right_edge.i
-    if any(t.pos_ in ("VERB", "AUX") for t in doc[:subj_first.i]):
-        # a clause before the subject ("X should do Y, the report argued."): no S → NP VP
+    if not _front_is_set_off(doc, root, subj_first):
+        return None
+    if (subj_first.lower_ == "not" or subj_first.tag_ == "MD"
+            or any(_is_quote(t.text) for t in doc[:subj_first.i])):
+        # "Not everyone can …" → "Can not everyone …?"; a subject the tagger read as a modal
+        # ("May has received …" → "Has may received …?"); a subject in quotation marks is a
+        # title the question would break ('"Loving" opens …' → '"Does loving" open …?')
+        return None
+    if any(c.dep_ == "conj" and any(g.dep_ in _SUBJECT_DEPS for g in c.children)
+           for c in root.children):
+        # coordinated clauses ("X had frozen, and Y had been conquered"): a question made of
+        # the first alone leaves the second a statement inside it
         return None
     auxiliaries = [c for c in root.children
                    if c.dep_ in _AUX_DEPS and subj_end < c.i < root.i
                    and c.lemma_.lower() in _AUX_LEMMAS and c.tag_ in ("MD", "VBD", "VBZ", "VBP")]
 
     reps: list[Replacement] = []
+    if auxiliaries or root.lemma_.lower() == "be" and root.tag_ in ("VBD", "VBZ", "VBP"):
+        if any(_finite_or_own_aux(v) for v in _coordinated_verbs(root, finite_only=False)):
+            # "Northern Algeria is in the temperate zone and enjoys …": the moved verb does not
+            # govern the second verb phrase ("Is Northern Algeria … and enjoys …?"), nor one with
+            # its own auxiliary ("Is the decision … and would appear …?")
+            return None
     if auxiliaries:                                   # (c) an auxiliary moves
         case, verb = "auxiliary moved", auxiliaries[0]
         moved = _take_out(doc, text, verb, reps)
@@ -93,6 +176,10 @@ def question_edit(text: str, doc: Any, keep_case_at: frozenset[int] | set[int] =
     elif root.tag_ in _DO_BY_TAG:                     # (b) do-support, base form restored
         if any(c.dep_ in _AUX_DEPS for c in root.children):
             return None  # an auxiliary we did not recognise (or before the subject): leave it
+        if any(v.lemma_.lower() == "be" or any(c.dep_ in _AUX_DEPS for c in v.children)
+               for v in _coordinated_verbs(root, finite_only=False)
+               if v.tag_ in _DO_BY_TAG):
+            return None  # "He left and was happy": do-support cannot reach "was"
         case, verb = "do inserted", root
         moved = _DO_BY_TAG[root.tag_]
         for v in [root] + _coordinated_verbs(root):
@@ -120,9 +207,50 @@ def question_edit(text: str, doc: Any, keep_case_at: frozenset[int] | set[int] =
     return reps, {"case": case, "verb": verb.text, "fronted": moved}
 
 
+def _front_is_set_off(doc: Any, root: Any, subj_first: Any) -> bool:
+    """Whether the words before the subject (if any) can stay in front of a question: opening
+    punctuation and a coordinating conjunction always can ("But did …?"); any other phrase must
+    be set off by a comma right before the subject ("In 2019, did Siemens …?"; without it the
+    question reads as broken: "Earlier this year was Seagal given …?"), and a verb in it must
+    belong to an adverbial clause or phrase of the root ("When Millican died, did we …?"), not to
+    a clause the root reports ("X should act, the report argued." has no S → NP VP)."""
+    before = [t for t in doc[:subj_first.i] if not t.is_space]
+    words = [t for t in before if not t.is_punct and t.pos_ != "CCONJ"]
+    if not words:
+        return True
+    if before[-1].text != ",":
+        return False
+    for t in words:
+        if t.pos_ not in ("VERB", "AUX"):
+            continue
+        top = t
+        while top.head.i != top.i and top.head.i != root.i:
+            top = top.head
+        if top.head.i != root.i or top.dep_ not in _FRONTED_DEPS:
+            return False
+    return True
+
+
+def _is_quote(text: str) -> bool:
+    return text in ('"', "'", "“", "”", "‘", "’", "``", "''")
+
+
+def _finite_or_own_aux(verb: Any) -> bool:
+    return verb.tag_ in _DO_BY_TAG or verb.tag_ == "MD" or any(
+        c.dep_ in _AUX_DEPS for c in verb.children)
+
+
+# Contracted auxiliaries spelled out when they move to the front ("it's" → "Is it …?", not
+# "'s it …?"): by lemma and tag; "'d" is "had" or "would", told apart by the tag.
+_CONTRACTED = {("be", "VBZ"): "is", ("be", "VBP"): "are", ("be", "VBD"): "was",
+               ("have", "VBZ"): "has", ("have", "VBP"): "have", ("have", "VBD"): "had",
+               ("will", "MD"): "will", ("would", "MD"): "would", ("shall", "MD"): "shall"}
+
+
 def _take_out(doc: Any, text: str, verb: Any, reps: list[Replacement]) -> str:
     """Remove ``verb`` (and a contracted "n't" glued to it) with the space before it; return the
-    text to put before the subject."""
+    text to put before the subject. A contracted auxiliary ("'s", "'re", "'ll") is spelled out:
+    "'s" cannot start a question."""
     end_tok = verb
     nxt = doc[verb.i + 1] if verb.i + 1 < len(doc) else None
     if nxt is not None and nxt.lower_ in ("n't", "n’t") and not verb.whitespace_:
@@ -131,19 +259,35 @@ def _take_out(doc: Any, text: str, verb: Any, reps: list[Replacement]) -> str:
     while start > 0 and text[start - 1].isspace():
         start -= 1
     end = end_tok.idx + len(end_tok.text)
+    word = text[verb.idx:verb.idx + len(verb.text)]
+    if word[:1] in ("'", "’"):
+        lemma = verb.lemma_.lower()
+        if word.lower() in ("'s", "’s") and verb.head.tag_ == "VBN" and (
+                verb.dep_ == "aux" or any(c.dep_ == "dobj" for c in verb.head.children)):
+            lemma = "have"      # "it's also fuelled the emergence …" is "it has", not "it is"
+        full = _CONTRACTED.get((lemma, verb.tag_))
+        if full is None or end_tok is not verb:
+            raise _NoQuestion(f"contracted {word!r}")
+        reps.append(Replacement(verb.idx, end, ""))
+        return full
     reps.append(Replacement(start, end, ""))
     return text[verb.idx:end]
 
 
-def _coordinated_verbs(root: Any) -> list[Any]:
+class _NoQuestion(Exception):
+    """The sentence has a form the rules cannot turn into a question."""
+
+
+def _coordinated_verbs(root: Any, finite_only: bool = True) -> list[Any]:
     """Finite verbs coordinated with the root that share its subject ("opened the door and
-    left"): they take the base form after do-support too."""
+    left"): they take the base form after do-support too. With ``finite_only`` false, every
+    verb coordinated so (to tell the forms a question cannot reach)."""
     out = []
     for c in root.children:
-        if c.dep_ == "conj" and c.tag_ in _DO_BY_TAG and not any(
-                g.dep_ in _SUBJECT_DEPS for g in c.children):
+        if c.dep_ == "conj" and (c.tag_ in _DO_BY_TAG or not finite_only and c.pos_ in (
+                "VERB", "AUX")) and not any(g.dep_ in _SUBJECT_DEPS for g in c.children):
             out.append(c)
-            out += _coordinated_verbs(c)
+            out += _coordinated_verbs(c, finite_only)
     return out
 
 
