@@ -30,6 +30,10 @@ in 5.9–8.4 s, 4.8 CPU s (77/s, 104/CPU s) against CheckList's 1,594 in 9.8–1
 (143/s, 209/CPU s): 0.54× (0.50× per CPU second). After: mtrun 3.0–4.9 s, 2.8 CPU s (157/s,
 178/CPU s) against CheckList 9.2–11.5 s, 7.5 CPU s (150/s, 213/CPU s): 1.05× by the wall clock,
 0.84× per CPU second. With --ner-only CheckList needs ~5 CPU s (~320/CPU s).
+With one spaCy analysis per text (runner/nlp.py DocStore), on a quieter machine (wall ≈ CPU),
+2 rounds: the MR2 part as it was (499 follow-ups) 2.8 s, 177/s against CheckList's 214/s
+(0.83×); the default suite's MR2 part as it is now (questions with their negatives: 836
+follow-ups) 3.3 s, 253/s against CheckList's 201/s in the same window (1.26×).
 
 Set-up of the CheckList side (a virtual environment for this bench only; CheckList 0.0.11 needs
 setuptools present at build time and an IPython older than 9):
