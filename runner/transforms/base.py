@@ -56,3 +56,34 @@ class Transformation:
     def _generate(self, source: Any, prediction: Any, rng: random.Random,
                   doc: Any) -> list[FollowUp]:
         raise NotImplementedError
+
+
+class PlannedTransformation(Transformation):
+    """A transformation made in two steps per source: :meth:`_plan` proposes candidate
+    sentences, :meth:`_finish` turns them into follow-ups once they are analysed (re-tagged, for
+    a word replaced in place). A batch is planned whole first, so that :meth:`_prepare` sees
+    every candidate sentence of the batch at once (one tagging pass, not one per source)."""
+
+    def generate_batch(self, items: Sequence[BatchItem]) -> list[list[FollowUp]]:
+        plans = [self._plan(i.source, i.prediction, i.doc) for i in items]
+        self._prepare([t for plan in plans if plan for t in plan[1]])
+        return [[f for f in self._finish(i.source, i.doc, plan) if f.text != i.source.text]
+                if plan else [] for i, plan in zip(items, plans)]
+
+    def _generate(self, source: Any, prediction: Any, rng: random.Random,
+                  doc: Any) -> list[FollowUp]:
+        plan = self._plan(source, prediction, doc)
+        return self._finish(source, doc, plan) if plan else []
+
+    def _prepare(self, texts: Sequence[str]) -> None:
+        """Analyse the candidate sentences of a whole batch ahead of :meth:`_finish`."""
+
+    def _plan(self, source: Any, prediction: Any,
+              doc: Any) -> tuple[list[tuple], list[str]] | None:
+        """(proposals, the candidate sentences they make), or None when there is none."""
+        raise NotImplementedError
+
+    def _finish(self, source: Any, doc: Any, plan: tuple[list[tuple], list[str]]
+                ) -> list[FollowUp]:
+        """The follow-ups of a plan (its candidate sentences are analysed by now)."""
+        raise NotImplementedError

@@ -15,17 +15,16 @@ so that the per-source limit keeps a spread of positions.
 """
 from __future__ import annotations
 
-import random
 from typing import Any, Sequence
 
 from runner.nlp import doc_store
-from runner.transforms.base import BatchItem, Transformation
+from runner.transforms.base import PlannedTransformation
 from runner.text.candidates import make_source, match_case
 from runner.types import Edit, FollowUp, Replacement
 from runner.tasks.ner.types import Prediction, Sentence
 
 
-class TokenMLM(Transformation):
+class TokenMLM(PlannedTransformation):
     name = "token_mlm"
     needs_parse = True
 
@@ -67,21 +66,14 @@ class TokenMLM(Transformation):
             out.append(tok.i)
         return out
 
-    def generate_batch(self, items: Sequence[BatchItem]) -> list[list[FollowUp]]:
-        # Every source's candidate sentences are re-tagged in one pass over the batch.
-        plans = [self._plan(i.source, i.prediction, i.doc) for i in items]
-        self._retag([t for plan in plans if plan for t in plan[1]])
-        return [[f for f in self._finish(i.source, i.doc, plan) if f.text != i.source.text]
-                for i, plan in zip(items, plans)]
-
-    def _generate(self, source: Sentence, prediction: Prediction, rng: random.Random,
-                  doc: Any) -> list[FollowUp]:
-        return self._finish(source, doc, self._plan(source, prediction, doc))
-
     def _retag(self, texts: Sequence[str]) -> list[Any]:
         """Tagged docs of candidate sentences, from the pipeline's shared store (a filter that
         parses them later runs only the components after the tagger)."""
         return doc_store(self.nlp).docs(texts, ["tagger"])
+
+    def _prepare(self, texts: Sequence[str]) -> None:
+        # every candidate sentence of the batch re-tagged in one pass
+        self._retag(texts)
 
     def _plan(self, source: Sentence, prediction: Prediction,
               doc: Any) -> tuple[list[tuple], list[str]] | None:
@@ -108,9 +100,7 @@ class TokenMLM(Transformation):
         return proposals, texts
 
     def _finish(self, source: Sentence, doc: Any,
-                plan: tuple[list[tuple], list[str]] | None) -> list[FollowUp]:
-        if plan is None:
-            return []
+                plan: tuple[list[tuple], list[str]]) -> list[FollowUp]:
         proposals, texts = plan
         text = source.text
         out = []
