@@ -563,6 +563,12 @@ def test_gazetteer_types_places_and_people_without_the_system():
     assert name_type("Tina Anselmi") == "PERSON"             # a first name, then a surname
     assert name_type("Günter de Bruyn") == "PERSON"          # a particle between
     assert name_type("Glenda") == "PERSON"
+    # WordNet 3.0's proper names: named lands and organisations; a capitalised common noun
+    # ("Nazi") or a name with senses of two kinds ("Sun": a star and a person) has no type
+    assert name_type("Crimea") == "LOCATION" and name_type("NATO") == "ORGANIZATION"
+    assert name_type("the European Union") == "ORGANIZATION"
+    assert name_type("Nazi") is None and name_type("Sun") is None
+    assert name_type("Crimea", wordnet=False) is None
     # small towns that share a surname, names of neither list, lower-case words
     assert name_type("Obama") is None and name_type("Norman") is None
     assert name_type("Acme Holdings") is None and name_type("Tina said") is None

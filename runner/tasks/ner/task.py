@@ -62,7 +62,8 @@ _REPAIR_SECTION = {
                       "description": "A name found in offline name lists takes their type, "
                                      "whatever the vote: GeoNames countries, US states, "
                                      "continents and cities of 300,000 people or more "
-                                     "(LOCATION); the shipped first names (PERSON)."},
+                                     "(LOCATION); the shipped first names (PERSON); proper "
+                                     "names of WordNet 3.0 (any of the three)."},
     },
 }
 

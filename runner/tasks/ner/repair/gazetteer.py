@@ -12,7 +12,11 @@ A name found in a list made without the system is evidence the vote cannot give:
   without places), and whose other words are capitalised or short particles ("Günter de Bruyn",
   "Tina Anselmi"), or a first name alone ("Glenda").
 
-A leading "the" is ignored. A name that both lists claim has no type here.
+- ORGANIZATION, LOCATION or PERSON: a proper name of WordNet 3.0 (the Debian data mtrun already
+  reads) whose capitalised noun senses are all named organisations ("NATO", "FBI"), named places,
+  lands or waters ("Crimea", "Nile"), or named people.
+
+A leading "the" is ignored. A name the lists type differently has no type here.
 """
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ from functools import lru_cache
 
 LOCATION = "LOCATION"
 PERSON = "PERSON"
+ORGANIZATION = "ORGANIZATION"
 MIN_CITY_POPULATION = 300_000
 
 
@@ -48,18 +53,55 @@ def _particle(word: str) -> bool:
     return word.isalpha() and word.islower() and len(word) <= 3     # de, van, bin, da, al
 
 
-def name_type(name: str, min_city_population: int = MIN_CITY_POPULATION) -> str | None:
-    """LOCATION, PERSON or None (not in the lists, or in both)."""
+_LAND = frozenset({"land.n.04", "geological_formation.n.01", "body_of_water.n.01"})
+
+
+@lru_cache(maxsize=65536)
+def wordnet_type(text: str) -> str | None:
+    """The type WordNet 3.0 gives a proper name: its noun senses written with a capital must all
+    be named people (PERSON: instances such as "Einstein", not "Nazi"), named places, lands or
+    waters (LOCATION: "Vladivostok", "Crimea"), or organisations (ORGANIZATION: "FBI", "NATO");
+    any other or mixed sense ("Sun": a star and a person) gives None."""
+    from runner.models.wordnet import load_wordnet
+
+    key = text.replace(" ", "_")
+    types = set()
+    for syn in load_wordnet().synsets(key, pos="n"):
+        if not any(lemma.name() == key and lemma.name()[:1].isupper() for lemma in syn.lemmas()):
+            continue
+        instance = bool(syn.instance_hypernyms())
+        ups = syn.instance_hypernyms() or [syn]
+        path = {p.name() for h in ups for hp in h.hypernym_paths() for p in hp}
+        if instance and syn.lexname() == "noun.person":
+            types.add(PERSON)
+        elif instance and (syn.lexname() == "noun.location"
+                           or (syn.lexname() == "noun.object" and path & _LAND)):
+            types.add(LOCATION)
+        elif "organization.n.01" in path:
+            types.add(ORGANIZATION)
+        else:
+            types.add("")
+    return types.pop() or None if len(types) == 1 else None
+
+
+def name_type(name: str, min_city_population: int = MIN_CITY_POPULATION,
+              wordnet: bool = True) -> str | None:
+    """LOCATION, PERSON, ORGANIZATION or None (in no list, or the lists disagree)."""
     text = name.strip()
     if text[:4].lower() == "the ":
         text = text[4:].strip()
-    if not text:
+    if not text or not text[:1].isupper():
         return None
-    place = text in _places(min_city_population)
+    found = set()
+    if text in _places(min_city_population):
+        found.add(LOCATION)
     words = text.split()
-    person = words[0] in _first_names() and (
-        len(words) == 1 or (words[-1][:1].isupper()
-                            and all(w[:1].isupper() or _particle(w) for w in words[1:])))
-    if place == person:
-        return None
-    return LOCATION if place else PERSON
+    if words[0] in _first_names() and (
+            len(words) == 1 or (words[-1][:1].isupper()
+                                and all(w[:1].isupper() or _particle(w) for w in words[1:]))):
+        found.add(PERSON)
+    if wordnet:
+        typ = wordnet_type(text)
+        if typ is not None:
+            found.add(typ)
+    return found.pop() if len(found) == 1 else None
