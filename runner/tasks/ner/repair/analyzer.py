@@ -90,6 +90,11 @@ class ViolationAnalyzer:
         # The name-similarity score needs no masked LM: none is loaded.
         mlm = None if by_name else get_masked_lm(rc["masked_lm"], device=device)
         encoder = get_encoder(rc["encoder"], device=device)
+        if rc.get("gazetteer"):
+            from runner.tasks.ner.repair import gazetteer
+
+            log("loading repair name lists: GeoNames, first names, WordNet 3.0")
+            gazetteer.load()
         if rc["candidates"] == "corpus":
             source: Any = CorpusEntityCandidates(mlm, rc["top_k"], score=rc["corpus_score"],
                                                  encoder=encoder)

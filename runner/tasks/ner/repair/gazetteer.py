@@ -84,6 +84,16 @@ def wordnet_type(text: str) -> str | None:
     return types.pop() or None if len(types) == 1 else None
 
 
+def load() -> None:
+    """Read the lists now (at the start of a run), so that a missing one (WordNet's Debian data)
+    is a clear error before any sentence is tested."""
+    from runner.models.wordnet import load_wordnet
+
+    _places(MIN_CITY_POPULATION)
+    _first_names()
+    load_wordnet()
+
+
 def name_type(name: str, min_city_population: int = MIN_CITY_POPULATION,
               wordnet: bool = True) -> str | None:
     """LOCATION, PERSON, ORGANIZATION or None (in no list, or the lists disagree)."""
