@@ -78,7 +78,8 @@ def main(argv: list[str]) -> None:
                     for e in c.repair[side]["entities"]:
                         print(f"  {c.gold['repair_outcomes']} {side}: {e['text']!r} "
                               f"{e['before']} → {e['after']} scores {e['scores']} "
-                              f"kept {e['candidates']['kept']}/{e['candidates']['proposed']} dropped {e['candidates']['dropped']}")
+                              f"kept {e['candidates']['kept']}/{e['candidates']['proposed']} dropped {e['candidates']['dropped']}"
+                              + (f" name list {e['gazetteer']}" if e.get("gazetteer") else ""))
         analyzer.checkpoint()
     rep = analyzer.results()["repair"]
     g = rep["gold"]

@@ -518,3 +518,112 @@ def test_thin_or_split_votes_abstain():
     r = Relabel(Job("x", 0, 1), label="PERSON", p_score=4.0,
                 scores={"PERSON": 4.0, "LOCATION": 3.0, "NULL": 3.0}, kept=5)
     assert r.shares()["PERSON"] == pytest.approx(0.4)
+
+
+# -- offline evidence against the system's systematic mistyping (vote_labels, gazetteer) ---------
+
+def test_disputed_vote_counts_only_the_two_labels_of_the_violation():
+    # "Dora" is ORGANIZATION in s and PERSON in s′; put in the corpus sentences of people the
+    # system calls her LOCATION twice and PERSON once. Any label votes: both count; only the
+    # disputed labels vote: the LOCATION votes are dropped and PERSON decides.
+    sentences = ["Abel spoke.", "Bruno spoke.", "Clara spoke."]
+    sut = ScriptedSUT({"Abel": "PERSON", "Bruno": "PERSON", "Clara": "PERSON"})
+    src = CorpusEntityCandidates(None, top_k=5, score="contexts", encoder=NameEncoder())
+    _corpus(sut, src, sentences)
+
+    class ByContext(ScriptedSUT):
+        def predict(self, texts):
+            labels = {"Dora spoke.": "PERSON"}
+            return [Prediction((Span(0, 4, labels.get(t, "LOCATION")),)) for t in texts]
+
+    src.contexts["Abel"] = [("Abel spoke.", 0, 4)]
+    src.contexts["Bruno"] = [("Bruno went.", 0, 5)]
+    src.contexts["Clara"] = [("Clara ran.", 0, 5)]
+    job = Job("Dora Inc. said so.", 0, 4, ("ORGANIZATION", "PERSON"))
+    anyone = Relabeler(src, ScriptedEncoder(default=0.9), ByContext({}),
+                       Params(PThreshold=-10, SThreshold=0.0)).relabel([job])[job]
+    assert anyone.scores.keys() == {"LOCATION", "PERSON"} and anyone.votes == 3
+    disputed = Relabeler(src, ScriptedEncoder(default=0.9), ByContext({}),
+                         Params(PThreshold=-10, SThreshold=0.0, vote_labels="disputed"))
+    r = disputed.relabel([job])[job]
+    assert r.decided and r.label == "PERSON" and r.votes == 1 and r.kept == 3
+    assert r.dropped["label"] == 2 and r.scores.keys() == {"PERSON"}
+    # one vote is too few under min_votes 2
+    disputed.params.min_votes = 2
+    r = disputed.relabel([job])[job]
+    assert not r.decided and "1 vote(s)" in r.abstained
+
+
+def test_gazetteer_types_places_and_people_without_the_system():
+    from runner.tasks.ner.repair.gazetteer import name_type
+
+    assert name_type("Vladivostok") == "LOCATION"            # a city of 600,000
+    assert name_type("the United States") == "LOCATION"      # a country, "the" ignored
+    assert name_type("Texas") == name_type("Europe") == "LOCATION"
+    assert name_type("Tina Anselmi") == "PERSON"             # a first name, then a surname
+    assert name_type("Günter de Bruyn") == "PERSON"          # a particle between
+    assert name_type("Glenda") == "PERSON"
+    # WordNet 3.0's proper names: named lands and organisations; a capitalised common noun
+    # ("Nazi") or a name with senses of two kinds ("Sun": a star and a person) has no type
+    assert name_type("Crimea") == "LOCATION" and name_type("NATO") == "ORGANIZATION"
+    assert name_type("the European Union") == "ORGANIZATION"
+    assert name_type("Nazi") is None and name_type("Sun") is None
+    assert name_type("Crimea", wordnet=False) is None
+    # small towns that share a surname, names of neither list, lower-case words
+    assert name_type("Obama") is None and name_type("Norman") is None
+    assert name_type("Acme Holdings") is None and name_type("Tina said") is None
+    assert name_type("") is None and name_type("the ") is None
+
+
+def test_gazetteer_decides_against_the_vote_and_without_one():
+    # the contexts call "Tina Anselmi" an ORGANIZATION; the first-name list says PERSON
+    sut = ScriptedSUT({"Abel": "PERSON", "Bruno": "PERSON", "Tina Anselmi": "ORGANIZATION"})
+    src = CorpusEntityCandidates(None, top_k=5, score="contexts", encoder=NameEncoder())
+    _corpus(sut, src, ["Abel spoke.", "Abel ran.", "Bruno sang."])
+    job = Job("Tina Anselmi left.", 0, 12, ("LOCATION", "ORGANIZATION"))
+    lonely = Job("Zyx met Vladivostok.", 8, 19, ("NULL", "PERSON"))
+    params = Params(PThreshold=-10, SThreshold=0.0)
+    plain = Relabeler(src, ScriptedEncoder(default=0.9), sut, params).relabel([job])
+    assert plain[job].label == "ORGANIZATION"
+    params.gazetteer = True
+    r = Relabeler(src, ScriptedEncoder(default=0.9), sut, params).relabel([job])[job]
+    assert r.decided and r.label == "PERSON" and r.gazetteer == "PERSON"
+    assert r.p_score == pytest.approx(sum(r.scores.values()))
+    assert r.to_json()["gazetteer"] == "PERSON" and r.to_json()["label"] == "PERSON"
+    # no vote at all (every candidate below PThreshold): the place list alone decides
+    strict = Params(PThreshold=100, gazetteer=True)
+    v = Relabeler(src, ScriptedEncoder(default=0.9), sut, strict).relabel([lonely])[lonely]
+    assert v.votes == 0 and v.dropped["p"] > 0
+    assert v.decided and v.label == "LOCATION" and v.p_score == 0.0
+    final, notes = repaired((Span(8, 19, "PERSON"),), [v])
+    assert final == (Span(8, 19, "LOCATION", "", 0.0),) and notes[0]["after"] == "LOCATION"
+
+
+def test_analyzer_jobs_carry_the_disputed_labels():
+    from runner.tasks.ner.repair.analyzer import ViolationAnalyzer
+    from runner.types import Outcome, TestCase, Verdict
+
+    class Recorder:
+        params = Params()
+        mutants_queried = 0
+        source = None
+
+        def relabel(self, jobs):
+            self.jobs = list(jobs)
+            return {j: Relabel(j) for j in jobs}
+
+    s = "Seagal arrived in Moscow."
+    f = "Did Seagal arrive in Moscow?"
+    from runner.tasks.ner.types import Sentence
+    src = Sentence("s1", s)
+    edit = Edit(s, (Replacement(0, len(s), f),))
+    case = TestCase("c1", src, FollowUp(f, edit, "structural_question", {}), "MR2",
+                    Prediction((Span(0, 6, "ORGANIZATION"), Span(18, 24, "LOCATION"))),
+                    Prediction((Span(4, 10, "PERSON"), Span(21, 27, "LOCATION"))),
+                    (), Verdict(Outcome.FAIL, "differ"))
+    rec = Recorder()
+    an = ViolationAnalyzer(rec, "scripted", {})
+    [out] = an.process([case])
+    assert rec.jobs == [Job(s, 0, 6, ("ORGANIZATION", "PERSON")),
+                        Job(f, 4, 10, ("ORGANIZATION", "PERSON"))]
+    assert out.repair["suspicious"] == ["Seagal"]

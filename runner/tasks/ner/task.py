@@ -54,6 +54,16 @@ _REPAIR_SECTION = {
         "min_share": {"type": "number", "minimum": 0, "maximum": 1, "default": 0,
                       "description": "Smallest share of the total score the winning "
                                      "category needs (0: the paper, plurality)."},
+        "vote_labels": {"enum": ["any", "disputed"], "default": "any",
+                        "description": "Which mutants' labels vote: any (the paper) or "
+                                       "disputed (only the two categories the violation's "
+                                       "sentences gave the entity, NULL included)."},
+        "gazetteer": {"type": "boolean", "default": False,
+                      "description": "A name found in offline name lists takes their type, "
+                                     "whatever the vote: GeoNames countries, US states, "
+                                     "continents and cities of 300,000 people or more "
+                                     "(LOCATION); the shipped first names (PERSON); proper "
+                                     "names of WordNet 3.0 (any of the three)."},
     },
 }
 

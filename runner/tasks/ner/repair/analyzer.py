@@ -15,8 +15,8 @@ from runner.tasks.ner.repair.categories import (CATEGORIES, against_reference,
                                                 between_predictions, ordered)
 from runner.tasks.ner.repair.gold import GoldTally, project_gold, same_entities
 from runner.tasks.ner.repair.locate import locate
-from runner.tasks.ner.repair.relabel import (CorpusEntityCandidates, Job, MaskedLMCandidates,
-                                             Params, Relabeler, repaired)
+from runner.tasks.ner.repair.relabel import (NULL, CorpusEntityCandidates, Job,
+                                             MaskedLMCandidates, Params, Relabeler, repaired)
 from runner.tasks.ner.types import Prediction, Sentence
 from runner.types import Outcome, TestCase
 
@@ -90,6 +90,11 @@ class ViolationAnalyzer:
         # The name-similarity score needs no masked LM: none is loaded.
         mlm = None if by_name else get_masked_lm(rc["masked_lm"], device=device)
         encoder = get_encoder(rc["encoder"], device=device)
+        if rc.get("gazetteer"):
+            from runner.tasks.ner.repair import gazetteer
+
+            log("loading repair name lists: GeoNames, first names, WordNet 3.0")
+            gazetteer.load()
         if rc["candidates"] == "corpus":
             source: Any = CorpusEntityCandidates(mlm, rc["top_k"], score=rc["corpus_score"],
                                                  encoder=encoder)
@@ -99,7 +104,7 @@ class ViolationAnalyzer:
                    else f"{rc['candidates']}:{rc['masked_lm']}")
         params = {k: rc[k] for k in ("candidates", "corpus_score", "masked_lm", "encoder",
                                      "top_k", "PThreshold", "SThreshold", "k", "alpha", "lambda",
-                                     "min_votes", "min_share")}
+                                     "min_votes", "min_share", "vote_labels", "gazetteer")}
         return cls(Relabeler(source, encoder, sut, Params.from_config(rc)), backend, params)
 
     # -- per batch -------------------------------------------------------------------------
@@ -153,8 +158,7 @@ class ViolationAnalyzer:
             for i, found in located.items():
                 c = cases[i]
                 for e in found:
-                    jobs.append(Job(c.source.text, e.source.start, e.source.end))
-                    jobs.append(Job(c.follow_up.text, e.follow_up.start, e.follow_up.end))
+                    jobs += _jobs(c, e)
             relabels = self.relabeler.relabel(jobs)
         if self.relabeler is not None:
             self.pending.mutants_queried += self.relabeler.mutants_queried - queried
@@ -170,10 +174,8 @@ class ViolationAnalyzer:
         repair = None
         r_s, r_f = n_s, n_f
         if self.relabeler is not None:
-            r_s, notes_s = repaired(n_s, [relabels[Job(s_text, e.source.start, e.source.end)]
-                                          for e in found])
-            r_f, notes_f = repaired(n_f, [relabels[Job(f_text, e.follow_up.start, e.follow_up.end)]
-                                          for e in found])
+            r_s, notes_s = repaired(n_s, [relabels[_jobs(c, e)[0]] for e in found])
+            r_f, notes_f = repaired(n_f, [relabels[_jobs(c, e)[1]] for e in found])
             changed_s, changed_f = not same_entities(r_s, n_s), not same_entities(r_f, n_f)
             self.pending.repairs += changed_s + changed_f
             self.pending.entities_relabelled += sum(n["before"] != n["after"] for n in notes_s + notes_f)
@@ -246,6 +248,14 @@ class ViolationAnalyzer:
                 rep["gold"] = g
             out["repair"] = rep
         return out
+
+
+def _jobs(c: TestCase, e: Any) -> tuple[Job, Job]:
+    """The relabel jobs of a suspicious entity: its occurrence in s and in s′, each with the two
+    categories the sentences dispute."""
+    disputed = tuple(sorted({e.source.label or NULL, e.follow_up.label or NULL}))
+    return (Job(c.source.text, e.source.start, e.source.end, disputed),
+            Job(c.follow_up.text, e.follow_up.start, e.follow_up.end, disputed))
 
 
 def _spans(spans: Sequence[Any], text: str) -> list[dict[str, Any]]:

@@ -57,10 +57,13 @@ def same_format(a: str, b: str) -> bool:
 
 @dataclass(frozen=True)
 class Job:
-    """Relabel the entity at ``text[start:end]``."""
+    """Relabel the entity at ``text[start:end]``. ``disputed``: the categories the violation's two
+    sentences gave the entity ("NULL" for none), which ``vote_labels: disputed`` keeps the vote
+    to; empty when unknown."""
     text: str
     start: int
     end: int
+    disputed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -87,10 +90,12 @@ class Relabel:
     dropped: dict[str, int] = field(default_factory=lambda: {"format": 0, "p": 0, "sim": 0})
     examples: list[dict[str, Any]] = field(default_factory=list)
     abstained: str = ""               # why a vote was too thin to decide (min_votes, min_share)
+    votes: int = 0                    # mutants whose label counted in ``scores``
+    gazetteer: str | None = None      # the type a name list gave the entity (it decided)
 
     @property
     def decided(self) -> bool:
-        return bool(self.scores) and not self.abstained
+        return (bool(self.scores) or self.gazetteer is not None) and not self.abstained
 
     def shares(self) -> dict[str, float]:
         total = sum(self.scores.values())
@@ -104,6 +109,7 @@ class Relabel:
                 "candidates": {"proposed": self.proposed, "kept": self.kept,
                                "dropped": dict(self.dropped)},
                 **({"abstained": self.abstained} if self.abstained else {}),
+                **({"gazetteer": self.gazetteer} if self.gazetteer else {}),
                 "examples": self.examples}
 
 
@@ -449,11 +455,19 @@ class Params:
     # The defaults (1, 0) are the paper's: any vote decides.
     min_votes: int = 1
     min_share: float = 0.0
+    # Not in the paper either, for the offline ``contexts`` score, whose votes carry the system's
+    # systematic mistyping. ``disputed``: only votes for one of the two categories the violation's
+    # sentences gave the entity count (the relabel settles the dispute; a third category is most
+    # often the same mistake again). ``gazetteer``: a name found in the offline name lists
+    # (:mod:`~runner.tasks.ner.repair.gazetteer`) takes that type, whatever the vote.
+    vote_labels: str = "any"
+    gazetteer: bool = False
 
     @classmethod
     def from_config(cls, cfg: dict[str, Any]) -> "Params":
         return cls(cfg["PThreshold"], cfg["SThreshold"], cfg["k"], cfg["alpha"], cfg["lambda"],
-                   int(cfg.get("min_votes", 1)), float(cfg.get("min_share", 0.0)))
+                   int(cfg.get("min_votes", 1)), float(cfg.get("min_share", 0.0)),
+                   str(cfg.get("vote_labels", "any")), bool(cfg.get("gazetteer", False)))
 
 
 class Relabeler:
@@ -474,6 +488,12 @@ class Relabeler:
         results = {j: Relabel(j) for j in jobs}
         if not jobs:
             return results
+        self._vote(jobs, results)
+        if self.params.gazetteer:
+            self._gazetteer(results.values())
+        return results
+
+    def _vote(self, jobs: list[Job], results: dict[Job, Relabel]) -> None:
         survivors: list[Mutant] = []
         for job, mutants in zip(jobs, self.source.mutants(jobs)):
             r = results[job]
@@ -486,7 +506,7 @@ class Relabeler:
                 else:
                     survivors.append(m)
         if not survivors:
-            return results
+            return
         sims = self.encoder.span_similarity([((m.job.text, m.job.start, m.job.end),
                                               (m.text, m.start, m.end)) for m in survivors])
         kept = []
@@ -496,7 +516,7 @@ class Relabeler:
             else:
                 kept.append((m, sim))
         if not kept:
-            return results
+            return
         # A system that can fail per text (a remote service) gives a failure in place of a
         # prediction: that mutant has no vote, and the run goes on.
         predict = getattr(self.sut, "predict_outcomes", None) or self.sut.predict
@@ -511,6 +531,10 @@ class Relabeler:
             label = label_at(pred.spans, m.start, m.end)
             r.kept += 1
             key = label if label is not None else NULL
+            if P.vote_labels == "disputed" and m.job.disputed and key not in m.job.disputed:
+                r.dropped["label"] = r.dropped.get("label", 0) + 1
+                continue
+            r.votes += 1
             r.scores[key] = r.scores.get(key, 0.0) + evaluate(
                 m.p, sim, null=label is None, subword=m.subword, k=P.k, alpha=P.alpha, lam=P.lam)
             if len(r.examples) < self.max_examples:
@@ -523,10 +547,22 @@ class Relabeler:
                 r.label = None if best[0] == NULL else best[0]
                 r.p_score = best[1]
                 share = r.shares().get(best[0], 0.0)
-                if r.kept < P.min_votes or share < P.min_share:
-                    r.abstained = (f"{r.kept} vote(s), top share {share:.2f} (min_votes "
+                if r.votes < P.min_votes or share < P.min_share:
+                    r.abstained = (f"{r.votes} vote(s), top share {share:.2f} (min_votes "
                                    f"{P.min_votes}, min_share {P.min_share})")
-        return results
+
+    @staticmethod
+    def _gazetteer(results: Iterable[Relabel]) -> None:
+        """A name the offline lists know takes their type, vote or no vote; its p_score (for range
+        conflicts) is the whole vote's score, so it outranks any one category of a vote."""
+        from runner.tasks.ner.repair.gazetteer import name_type
+
+        for r in results:
+            typ = name_type(r.job.text[r.job.start:r.job.end])
+            if typ is None:
+                continue
+            r.gazetteer, r.label, r.abstained = typ, typ, ""
+            r.p_score = sum(r.scores.values())
 
 
 def repaired(prediction: Sequence[Span],
