@@ -445,7 +445,7 @@ class NameEncoder(ScriptedEncoder):
 
     GROUPS = {"people": "ABCDEFGH", "places": "PQRSTUVW"}
 
-    def embed_spans(self, spans):
+    def embed_spans(self, spans, *, batch_size=None):
         import numpy as np
 
         out = []

@@ -29,10 +29,12 @@ def cosine(a: Any, b: Any) -> Any:
 class TextEncoder(LoadedModel):
     role = "encoder"
 
-    def embed_spans(self, spans: Sequence[SpanInput]) -> Any:
+    def embed_spans(self, spans: Sequence[SpanInput], *, batch_size: int | None = None) -> Any:
         """``(n, hidden)`` float32 numpy array; a row is NaN when no sub-token covers the span
         (empty span, or the span lies past ``max_length`` tokens). The same text is encoded
-        once however many of its spans are asked for."""
+        once however many of its spans are asked for. ``batch_size`` overrides the model's
+        (1: each text alone, so that its vector does not depend on what else was asked with
+        it — padding and batch shapes move the last bits)."""
         import numpy as np
         import torch
 
@@ -51,7 +53,8 @@ class TextEncoder(LoadedModel):
             with torch.inference_mode():
                 return self.model(input_ids=ids, attention_mask=att).last_hidden_state.float().cpu()
 
-        chunks = _order_by_length([len(x) for x in enc["input_ids"]], self.batch_size)
+        chunks = _order_by_length([len(x) for x in enc["input_ids"]],
+                                  batch_size or self.batch_size)
         for chunk, h in zip(chunks, map_chunks(forward, chunks, self.device)):
             self.count_pass()
             for j, i in enumerate(chunk):
