@@ -18,7 +18,7 @@ import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 from urllib.parse import urlsplit
 
 from runner.errors import ModelNotAvailable, MtrunError
@@ -251,6 +251,35 @@ def realign(text: str, start: int, end: int, surface: str | None) -> tuple[int, 
 
 
 # -- JSON request templates and answer paths (the http systems of every task) -----------------
+def endpoint_url(url: str | None, url_env: str | None) -> str:
+    """The endpoint of an http system: ``url``, or the environment variable ``url_env`` names;
+    an http:// or https:// URL, else a clear error."""
+    if url_env:
+        if not os.environ.get(url_env):
+            raise ModelNotAvailable(f"the http system under test needs the environment "
+                                    f"variable {url_env} (the endpoint URL)")
+        url = os.environ[url_env]
+    if not url:
+        raise ModelNotAvailable("the http system under test needs `url` or `url_env`")
+    if urlsplit(url).scheme not in ("http", "https"):
+        raise ModelNotAvailable("http: the URL must start with http:// or https://")
+    return url
+
+
+def request_template(request: Any, batch: str, one: Sequence[str], item: str) -> tuple[Any, bool]:
+    """(the request template, whether it asks about one item per request). ``request`` None is
+    ``{name: batch}`` (``"$texts"`` → ``{"texts": "$texts"}``); a template must hold the batch
+    marker or one of the single-item markers ``one``."""
+    if request is None:
+        request = {batch.lstrip("$"): batch}
+    per_item = any(template_contains(request, m) for m in one)
+    if not per_item and not template_contains(request, batch):
+        markers = "/".join(f'"{m}"' for m in one)
+        raise ModelNotAvailable(f'http: the request template must hold the string "{batch}" '
+                                f"(the batch) or {markers} (one {item} per request)")
+    return request, per_item
+
+
 def template_contains(template: Any, marker: str) -> bool:
     """Whether ``marker`` (e.g. ``"$text"``) is a value somewhere in a JSON request template."""
     if isinstance(template, str):

@@ -10,16 +10,12 @@ dotted paths: ``response.documents`` leads to the list with one item per text (i
 """
 from __future__ import annotations
 
-import os
 from typing import Any, Mapping, Sequence
-from urllib.parse import urlsplit
 
-from runner.errors import ModelNotAvailable
 from runner.tasks.ner.sut.base import NERSystem
-from runner.sut.remote import (RetryPolicy, SUTCallError, count_unaligned,
-                               fill_texts, json_path, post_json, public_url, realign,
-                               resolve_headers, template_contains, utf16_to_codepoint,
-                               utf8_to_codepoint)
+from runner.sut.remote import (RetryPolicy, SUTCallError, count_unaligned, endpoint_url, fill_texts,
+                               json_path, post_json, public_url, realign, request_template,
+                               resolve_headers, utf16_to_codepoint, utf8_to_codepoint)
 
 
 class HttpNER(NERSystem):
@@ -30,23 +26,11 @@ class HttpNER(NERSystem):
                  url_env: str | None = None, headers: Mapping[str, str] | None = None,
                  request: Any = None, offsets: str = "code_point", concurrency: int = 4,
                  retry: dict[str, Any] | None = None, **kwargs: Any) -> None:
-        request = {"texts": "$texts"} if request is None else request
-        self.per_text = template_contains(request, "$text")
-        if not self.per_text and not template_contains(request, "$texts"):
-            raise ModelNotAvailable('http: the request template must hold the string "$texts" '
-                                    '(the batch) or "$text" (one text per request)')
+        request, self.per_text = request_template(request, "$texts", ["$text"], "text")
         if self.per_text:
             kwargs["batch_size"] = 1
         super().__init__(**kwargs)
-        if url_env:
-            if not os.environ.get(url_env):
-                raise ModelNotAvailable(f"the http system under test needs the environment "
-                                        f"variable {url_env} (the endpoint URL)")
-            url = os.environ[url_env]
-        if not url:
-            raise ModelNotAvailable("the http system under test needs `url` or `url_env`")
-        if urlsplit(url).scheme not in ("http", "https"):
-            raise ModelNotAvailable("http: the URL must start with http:// or https://")
+        url = endpoint_url(url, url_env)
         self.url = url
         self.request = request
         self.response = {"documents": "", "entities": "entities", "start": "start", "end": "end",

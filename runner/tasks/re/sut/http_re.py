@@ -10,13 +10,10 @@ never written anywhere) is the NER ``http`` system's.
 """
 from __future__ import annotations
 
-import os
 from typing import Any, Mapping, Sequence
-from urllib.parse import urlsplit
 
-from runner.errors import ModelNotAvailable
-from runner.sut.remote import (RetryPolicy, SUTCallError, fill_template, json_path, post_json,
-                               public_url, resolve_headers, template_contains)
+from runner.sut.remote import (RetryPolicy, SUTCallError, endpoint_url, fill_template, json_path,
+                               post_json, public_url, request_template, resolve_headers)
 from runner.tasks.re.sut.base import RESystem
 from runner.tasks.re.types import REInput
 
@@ -31,19 +28,9 @@ class HttpRE(RESystem):
                  headers: Mapping[str, str] | None = None, request: Any = None,
                  response: Mapping[str, Any] | None = None, concurrency: int = 1,
                  retry: dict[str, Any] | None = None, batch_size: int = 16, **kw: Any) -> None:
-        request = {"inputs": "$inputs"} if request is None else request
-        self.per_input = any(template_contains(request, m) for m in _PER_INPUT)
-        if not self.per_input and not template_contains(request, "$inputs"):
-            raise ModelNotAvailable('http: the request template must hold "$inputs" (the batch) '
-                                    'or "$text"/"$head"/"$tail" (one input per request)')
+        request, self.per_input = request_template(request, "$inputs", _PER_INPUT, "input")
         super().__init__(batch_size=1 if self.per_input else batch_size, **kw)
-        if url_env:
-            url = os.environ.get(url_env)
-            if not url:
-                raise ModelNotAvailable(f"the http system under test needs the environment "
-                                        f"variable {url_env} (the endpoint URL)")
-        if not url or urlsplit(url).scheme not in ("http", "https"):
-            raise ModelNotAvailable("http: `url` (or `url_env`) must be an http:// or https:// URL")
+        url = endpoint_url(url, url_env)
         self.url, self.request = url, request
         self.response = {"predictions": "predictions", "label": "label", "score": None,
                          **dict(response or {})}
