@@ -132,12 +132,16 @@ class Task:
         ``bias``) and says what a violation of it means (``extra["violation"]``, shown in the
         report); a system under test's ``extra["device"]`` says it runs on torch (it gets the
         resolved ``device``), ``extra["task"]`` that it is built with ``task=`` (the shared
-        python system)."""
-        raise NotImplementedError
+        python system). Default: ``REGISTRIES`` of the task's ``catalog`` module
+        (``runner.tasks.<name>.catalog``)."""
+        from importlib import import_module
+
+        return import_module(f"{type(self).__module__.rsplit('.', 1)[0]}.catalog").REGISTRIES
 
     def corpus_schema(self) -> dict[str, Any]:
         """JSON Schema of the suite's ``corpus`` section (at least ``path`` and ``format``, with
-        ``auto`` resolved through :attr:`corpus_extensions`)."""
+        ``auto`` resolved through :attr:`corpus_extensions`; :func:`corpus_section` writes
+        those two)."""
         raise NotImplementedError
 
     def sections(self) -> dict[str, dict[str, Any]]:
@@ -296,3 +300,16 @@ def _to_json(value: Any) -> Any:
         return [_to_json(v) for v in value]
     return str(value)
 
+
+def corpus_section(formats: list[str], auto: str, **properties: Any) -> dict[str, Any]:
+    """The JSON Schema of a ``corpus`` section: ``path`` (relative to the suite file),
+    ``format`` (``auto`` — described by ``auto``, how it chooses — or one of ``formats``) and
+    the task's own keys ``properties``."""
+    return {
+        "type": "object", "additionalProperties": False, "required": ["path"],
+        "properties": {
+            "path": {"type": "string", "minLength": 1, "description": "Relative to the suite file."},
+            "format": {"enum": ["auto", *formats], "default": "auto", "description": auto},
+            **properties,
+        },
+    }

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from runner.tasks.base import Task
+from runner.tasks.base import Task, corpus_section
 from runner.tasks.coref.types import CorefPrediction
 from runner.types import FollowUp, TestCase, Verdict
 
@@ -30,25 +30,13 @@ class CorefTask(Task):
     types_column = "Candidate"
 
     # -- what a suite may say ------------------------------------------------------------------
-    def registries(self) -> dict[str, Any]:
-        from runner.tasks.coref.catalog import REGISTRIES
-
-        return REGISTRIES
-
     def corpus_schema(self) -> dict[str, Any]:
-        return {
-            "type": "object", "additionalProperties": False, "required": ["path"],
-            "properties": {
-                "path": {"type": "string", "minLength": 1,
-                         "description": "Relative to the suite file."},
-                "format": {"enum": ["auto", "jsonl", "conll2012"], "default": "auto",
-                           "description": "auto: by extension (.jsonl; .conll, .gold_conll, "
-                                          ".v4_gold_conll for CoNLL-2012)."},
-                "unit": {"enum": ["document", "sentence"], "default": "document",
-                         "description": "CoNLL-2012: one source per document part, or per "
-                                        "sentence (CREST tested sentences)."},
-            },
-        }
+        return corpus_section(
+            ["jsonl", "conll2012"],
+            "auto: by extension (.jsonl; .conll, .gold_conll, .v4_gold_conll for CoNLL-2012).",
+            unit={"enum": ["document", "sentence"], "default": "document",
+                  "description": "CoNLL-2012: one source per document part, or per sentence "
+                                 "(CREST tested sentences)."})
 
     def system_base(self) -> type:
         from runner.tasks.coref.systems import CorefSystem

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from runner.tasks.base import Task
+from runner.tasks.base import Task, corpus_section
 from runner.tasks.ner.types import Prediction
 from runner.types import FollowUp, TestCase, Verdict
 
@@ -79,26 +79,14 @@ class NERTask(Task):
     types_column = "Entity types"
 
     # -- what a suite may say ------------------------------------------------------------------
-    def registries(self) -> dict[str, Any]:
-        from runner.tasks.ner.catalog import REGISTRIES
-
-        return REGISTRIES
-
     def corpus_schema(self) -> dict[str, Any]:
-        return {
-            "type": "object", "additionalProperties": False, "required": ["path"],
-            "properties": {
-                "path": {"type": "string", "minLength": 1,
-                         "description": "Relative to the suite file."},
-                "format": {"enum": ["auto", "text", "jsonl", "conll"], "default": "auto",
-                           "description": "auto: by extension (.txt, .jsonl, .conll/.bio/.iob)."},
-                "gold_label_map": {
-                    "type": "object", "additionalProperties": {"type": ["string", "null"]},
-                    "default": {"PER": "PERSON", "LOC": "LOCATION", "ORG": "ORGANIZATION",
-                                "MISC": "MISC"},
-                    "description": "Gold label → common type (labels not listed are kept)."},
-            },
-        }
+        return corpus_section(
+            ["text", "jsonl", "conll"], "auto: by extension (.txt, .jsonl, .conll/.bio/.iob).",
+            gold_label_map={
+                "type": "object", "additionalProperties": {"type": ["string", "null"]},
+                "default": {"PER": "PERSON", "LOC": "LOCATION", "ORG": "ORGANIZATION",
+                            "MISC": "MISC"},
+                "description": "Gold label → common type (labels not listed are kept)."})
 
     def sections(self) -> dict[str, dict[str, Any]]:
         from runner.schema import _component

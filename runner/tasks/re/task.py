@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from runner.tasks.base import Task
+from runner.tasks.base import Task, corpus_section
 from runner.tasks.re.tables import TABLES_SCHEMA, RelationTables
 from runner.tasks.re.types import REPrediction
 from runner.types import FollowUp, TestCase
@@ -32,26 +32,13 @@ class RETask(Task):
     types_column = "Relations"
 
     # -- what a suite may say ------------------------------------------------------------------
-    def registries(self) -> dict[str, Any]:
-        from runner.tasks.re.catalog import REGISTRIES
-
-        return REGISTRIES
-
     def corpus_schema(self) -> dict[str, Any]:
-        return {
-            "type": "object", "additionalProperties": False, "required": ["path"],
-            "properties": {
-                "path": {"type": "string", "minLength": 1,
-                         "description": "Relative to the suite file."},
-                "format": {"enum": ["auto", "jsonl", "tacred"], "default": "auto",
-                           "description": "auto: by extension (.jsonl: mtrun's pairs, .json: "
-                                          "TACRED)."},
-                "gold_label_map": {"type": "object", "additionalProperties": {"type": "string"},
-                                   "default": {},
-                                   "description": "Gold relation → the suite's relation "
-                                                  "(labels not listed are kept)."},
-            },
-        }
+        return corpus_section(
+            ["jsonl", "tacred"], "auto: by extension (.jsonl: mtrun's pairs, .json: TACRED).",
+            gold_label_map={"type": "object", "additionalProperties": {"type": "string"},
+                            "default": {},
+                            "description": "Gold relation → the suite's relation (labels not "
+                                           "listed are kept)."})
 
     def sections(self) -> dict[str, dict[str, Any]]:
         return {"re_tables": {**TABLES_SCHEMA, "default": {}}}
