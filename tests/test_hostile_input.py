@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from runner.cli import main
-from runner.tasks.ner.corpus import MAX_JSON_DEPTH, CorpusReader
+from runner.tasks.jsonl import MAX_JSON_DEPTH
+from runner.tasks.ner.corpus import CorpusReader
 from runner.errors import ExitCode, SuiteError
 from runner.report.display import is_hidden, visible_html, visible_text
 from runner.report.markdown import md_text
@@ -225,6 +226,25 @@ def test_deep_json_and_huge_numbers(tmp_path):
         read(path, "jsonl")
     assert "c.jsonl:1: invalid JSON: Exceeds the limit" in str(err.value)
     assert "sys.set_int_max_str_digits" not in str(err.value)
+
+
+def test_coref_and_re_corpora_refuse_hostile_json_lines(tmp_path):
+    """The coreference and relation-extraction readers parse a JSON line as the NER one does."""
+    from runner.tasks.coref.corpus import CorefCorpusReader
+    from runner.tasks.re.corpus import RECorpusReader
+
+    lines = {"deep": "[" * 100_000 + "]" * 100_000,
+             "long": '{"text": "a", "n": ' + "7" * 5000 + "}",
+             "lone": '{"text": "bad \\ud800"}'}
+    expected = {"deep": f"JSON nested more than {MAX_JSON_DEPTH}",
+                "long": "invalid JSON: Exceeds the limit",
+                "lone": r"a JSON escape gives a lone surrogate \(U\+D800\)"}
+    for kind, line in lines.items():
+        path = tmp_path / f"{kind}.jsonl"
+        path.write_text(line + "\n", encoding="utf-8")
+        for reader in (CorefCorpusReader(path, "jsonl"), RECorpusReader(path, "jsonl")):
+            with pytest.raises(SuiteError, match=rf"{kind}.jsonl:1: {expected[kind]}"):
+                list(reader)
 
 
 def test_json_lone_surrogates_and_boolean_offsets(tmp_path):

@@ -12,13 +12,13 @@ with only the clusters that have two mentions inside it (CREST tested sentences 
 """
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from runner.tasks.ner.corpus import _NO_SPACE_AFTER, _NO_SPACE_BEFORE, CorpusReader
 from runner.errors import SuiteError
+from runner.tasks.jsonl import parse_json_line
 from runner.tasks.coref.types import (CorefDocument, CorefInputError, Mention, normalise_clusters,
                                       CorefPrediction, prediction_from_json)
 
@@ -50,18 +50,14 @@ class CorefCorpusReader(CorpusReader):
             raise ValueError(f"unit must be 'document' or 'sentence', got {unit!r}")
         self.unit = unit
 
-    def __iter__(self) -> Iterator[CorefDocument]:  # type: ignore[override]
+    item = "document"
+
+    def _reader(self) -> Callable[[], Iterator[CorefDocument]]:
         reader = {"jsonl": self._coref_jsonl, "conll2012": self._conll2012}.get(self.fmt)
         if reader is None:
             raise SuiteError(f"unknown coreference corpus format {self.fmt!r}; expected one of: "
                              f"{', '.join(FORMATS)}", file=str(self.path))
-        count = 0
-        for doc in reader():
-            count += 1
-            yield doc
-        if count == 0:
-            raise SuiteError("the corpus has no document (the file is empty or only blank lines)",
-                             file=str(self.path))
+        return reader
 
     # -- jsonl -----------------------------------------------------------------------------
     def _coref_jsonl(self) -> Iterator[CorefDocument]:
@@ -70,10 +66,7 @@ class CorefCorpusReader(CorpusReader):
             if not line.strip():
                 continue
             where = {"file": str(self.path), "line": lineno}
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise SuiteError(f"invalid JSON: {exc.msg} (column {exc.colno})", **where) from None
+            obj = parse_json_line(line, where, '{"text": ..., "clusters": [...]}')
             if not isinstance(obj, dict):
                 raise SuiteError("each line must be a JSON object with a \"text\" key and "
                                  "optional \"clusters\"", **where)

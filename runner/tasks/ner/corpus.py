@@ -17,15 +17,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from runner.errors import SuiteError
+from runner.tasks.jsonl import parse_json_line
 from runner.tasks.ner.types import Sentence, Span
 
 _NO_SPACE_BEFORE = {",", ".", ";", ":", "!", "?", ")", "]", "}", "%", "'s", "n't", "'re", "'ve",
                     "'ll", "'d", "'m"}
 _NO_SPACE_AFTER = {"(", "[", "{", "$"}
-MAX_JSON_DEPTH = 64
 
 
 def default_max_line_bytes(max_sentence_chars: int) -> int:
@@ -42,15 +42,21 @@ class CorpusReader:
         self.max_line_bytes = max_line_bytes or default_max_line_bytes(max_sentence_chars)
         self.gold_label_map = dict(gold_label_map or {})
 
-    def __iter__(self) -> Iterator[Sentence]:
-        reader = {"text": self._text, "jsonl": self._jsonl, "conll": self._conll}[self.fmt]
+    #: what one source of this corpus is (the empty-corpus error names it)
+    item = "sentence"
+
+    def _reader(self) -> Callable[[], Iterator[Any]]:
+        """The generator of sources for :attr:`fmt`."""
+        return {"text": self._text, "jsonl": self._jsonl, "conll": self._conll}[self.fmt]
+
+    def __iter__(self) -> Iterator[Any]:
         count = 0
-        for sentence in reader():
+        for source in self._reader()():
             count += 1
-            yield sentence
+            yield source
         if count == 0:
-            raise SuiteError("the corpus has no sentence (the file is empty or only blank lines)",
-                             file=str(self.path))
+            raise SuiteError(f"the corpus has no {self.item} (the file is empty or only blank "
+                             "lines)", file=str(self.path))
 
     def count(self) -> int:
         """Read the whole corpus once (validating it) without keeping it."""
@@ -107,15 +113,7 @@ class CorpusReader:
             if not line.strip():
                 continue
             where = {"file": str(self.path), "line": lineno}
-            _check_json_depth(line, where)
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise SuiteError(f"invalid JSON: {exc.msg} (column {exc.colno})", **where) from None
-            except (ValueError, RecursionError) as exc:  # e.g. an integer of 5,000 digits
-                raise SuiteError(f"invalid JSON: {str(exc).split(';')[0]}", **where) from None
-            if "\\u" in line.lower():
-                _check_no_surrogates(obj, where)
+            obj = parse_json_line(line, where, '{"text": ..., "entities": [...]}')
             if not isinstance(obj, dict):
                 raise SuiteError("each line must be a JSON object with a \"text\" key", **where)
             text = obj.get("text")
@@ -215,36 +213,3 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _check_json_depth(line: str, where: dict) -> None:
-    """Refuse JSON nested deeper than MAX_JSON_DEPTH before parsing it (the parser recurses once
-    per level). Only lines with that many brackets at all are scanned."""
-    if line.count("[") + line.count("{") <= MAX_JSON_DEPTH:
-        return
-    depth, in_string, escaped = 0, False, False
-    for col, ch in enumerate(line, 1):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            depth += 1
-            if depth > MAX_JSON_DEPTH:
-                raise SuiteError(f"JSON nested more than {MAX_JSON_DEPTH} levels deep (column "
-                                 f"{col}); a line is {{\"text\": ..., \"entities\": [...]}}",
-                                 **where)
-        elif ch in "]}":
-            depth -= 1
-
-
-def _check_no_surrogates(value: object, where: dict) -> None:
-    try:
-        json.dumps(value, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise SuiteError(f"a JSON escape gives a lone surrogate (U+{ord(exc.object[exc.start]):04X}),"
-                         " which is not a character; escape the character as a surrogate pair or "
-                         "write it as UTF-8", **where) from None

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
 from runner.errors import SuiteError
+from runner.tasks.jsonl import parse_json_line
 from runner.tasks.re.types import Argument, InvalidPair, RESource, validate_pair
 
 PTB_BRACKETS = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-LCB-": "{",
@@ -95,10 +96,7 @@ class RECorpusReader:
             if not line.strip():
                 continue
             where = {"file": str(self.path), "line": lineno}
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise SuiteError(f"invalid JSON: {exc.msg} (column {exc.colno})", **where) from None
+            obj = parse_json_line(line, where, '{"text": ..., "head": {...}, "tail": {...}}')
             if isinstance(obj, dict) and "token" in obj:
                 yield self._tacred_item(obj, where, label=f"{self.path.stem}:{lineno}")
             else:
