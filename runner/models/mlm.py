@@ -122,6 +122,17 @@ class MaskedLM(LoadedModel):
             cache[key] = banned.to(device)
         return cache[key]
 
+    def _mask_positions(self, encoded: Sequence[Sequence[int]]) -> list[int]:
+        """Where the one mask token of each encoded input is."""
+        out = []
+        for n, ids in enumerate(encoded):
+            where = [i for i, t in enumerate(ids) if t == self.mask_token_id]
+            if len(where) != 1:
+                raise ValueError(f"input {n} must contain the mask token {self.mask_token!r} "
+                                 f"exactly once (found {len(where)}; truncated or not masked?)")
+            out.append(where[0])
+        return out
+
     # -- public API ------------------------------------------------------------------------
     def top_k(self, items: Sequence[MaskedInput], k: int, *,
               include_subwords: bool = True) -> list[list[Candidate]]:
@@ -129,13 +140,7 @@ class MaskedLM(LoadedModel):
         ``(token, raw logit, is_subword)``, best first. Special tokens are never proposed;
         ``include_subwords=False`` leaves continuation pieces out before taking the top ``k``."""
         encoded = self._encode(items)
-        mask_pos = []
-        for n, ids in enumerate(encoded):
-            where = [i for i, t in enumerate(ids) if t == self.mask_token_id]
-            if len(where) != 1:
-                raise ValueError(f"input {n} must contain the mask token {self.mask_token!r} "
-                                 f"exactly once (found {len(where)}; truncated or not masked?)")
-            mask_pos.append(where[0])
+        mask_pos = self._mask_positions(encoded)
         results: list[list[Candidate]] = [[] for _ in items]
         for chunk in _order_by_length([len(e) for e in encoded], self.batch_size):
             rows = self._forward([encoded[i] for i in chunk], [mask_pos[i] for i in chunk])
@@ -157,13 +162,7 @@ class MaskedLM(LoadedModel):
         import torch
 
         encoded = self._encode(items)
-        mask_pos = []
-        for n, ids in enumerate(encoded):
-            where = [i for i, t in enumerate(ids) if t == self.mask_token_id]
-            if len(where) != 1:
-                raise ValueError(f"input {n} must contain the mask token {self.mask_token!r} "
-                                 f"exactly once (found {len(where)})")
-            mask_pos.append(where[0])
+        mask_pos = self._mask_positions(encoded)
         results: list[list[tuple[str, float]]] = [[] for _ in items]
         for chunk in _order_by_length([len(e) for e in encoded], self.batch_size):
             logits = self._forward([encoded[i] for i in chunk], [mask_pos[i] for i in chunk])

@@ -313,3 +313,15 @@ def corpus_section(formats: list[str], auto: str, **properties: Any) -> dict[str
             **properties,
         },
     }
+
+
+def category_chart(results: dict[str, Any], title: str, what: str) -> list[tuple[str, Any]]:
+    """The report's chart of ``results["categories"]`` (violations per category, most first):
+    ``[(title, chart)]``, or nothing when the run has no categories."""
+    from runner.report.charts import count_chart
+
+    cats = results.get("categories") or {}
+    if not cats:
+        return []
+    items = sorted(cats.items(), key=lambda kv: (-kv[1], kv[0]))
+    return [(title, count_chart(items, what, cls="cat"))]

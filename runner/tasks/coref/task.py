@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from runner.tasks.base import Task, corpus_section
+from runner.tasks.base import Task, category_chart, corpus_section
 from runner.tasks.coref.types import CorefPrediction
 from runner.types import FollowUp, TestCase, Verdict
 
@@ -143,13 +143,7 @@ class CorefTask(Task):
         return view
 
     def charts(self, results: dict[str, Any]) -> list[tuple[str, Any]]:
-        from runner.report.charts import count_chart
-
-        cats = results.get("categories") or {}
-        if not cats:
-            return []
-        items = sorted(cats.items(), key=lambda kv: (-kv[1], kv[0]))
-        return [("Issue types", count_chart(items, "Violations per issue type", cls="cat"))]
+        return category_chart(results, "Issue types", "Violations per issue type")
 
     def console_lines(self, results: dict[str, Any]) -> list[str]:
         lines = []

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from runner.tasks.base import Task, corpus_section
+from runner.tasks.base import Task, category_chart, corpus_section
 from runner.tasks.ner.types import Prediction
 from runner.types import FollowUp, TestCase, Verdict
 
@@ -213,14 +213,7 @@ class NERTask(Task):
         return view
 
     def charts(self, results: dict[str, Any]) -> list[tuple[str, Any]]:
-        from runner.report.charts import count_chart
-
-        cats = results.get("categories") or {}
-        if not cats:
-            return []
-        items = sorted(cats.items(), key=lambda kv: (-kv[1], kv[0]))
-        return [("Error categories",
-                 count_chart(items, "Violations per error category", cls="cat"))]
+        return category_chart(results, "Error categories", "Violations per error category")
 
     def console_lines(self, results: dict[str, Any]) -> list[str]:
         from runner.tasks.ner.repair.summary import console_lines
