@@ -316,3 +316,33 @@ def fill_texts(template: Any, texts: list[str]) -> Any:
     """The request of a system asked about texts: ``$texts`` is the list, ``$text`` the one text
     (a system asked one text at a time)."""
     return fill_template(template, {"$texts": lambda: texts, "$text": lambda: texts[0]})
+
+
+class HttpEndpoint:
+    """What the http systems of every task share: the endpoint, the headers (``${VAR}`` values
+    from the environment, kept out of every output), the retry policy, how many requests run at
+    once, the one way they post, and how they are described. A system calls :meth:`_connect` in
+    its ``__init__`` and sets ``request`` and ``response`` (and ``offsets`` where it reads
+    character offsets)."""
+
+    request: Any
+    response: dict[str, Any]
+
+    def _connect(self, url: str | None, url_env: str | None, headers: Mapping[str, str] | None,
+                 retry: dict[str, Any] | None, concurrency: int) -> None:
+        self.url = endpoint_url(url, url_env)
+        self.concurrency = concurrency
+        self.policy = RetryPolicy.from_params(retry or {})
+        self._header_templates = dict(headers or {})
+        self._headers, self._secrets = resolve_headers(self._header_templates)
+
+    def _post(self, body: Any, what: str) -> Any:
+        """The endpoint's JSON answer to ``body`` (``what`` names the request in errors)."""
+        return post_json(self.url, body, self._headers, self.policy, what, secrets=self._secrets)
+
+    def describe(self) -> dict[str, Any]:
+        offsets = getattr(self, "offsets", None)
+        return {"backend": "http", "url": public_url(self.url),
+                "request": self.request, "response": self.response,
+                **({"offsets": offsets} if offsets is not None else {}),
+                "header_names": sorted(self._header_templates)}

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from runner.sut.remote import (RetryPolicy, SUTCallError, endpoint_url, fill_texts, json_path,
-                               post_json, public_url, request_template, resolve_headers,
+from runner.sut.remote import (HttpEndpoint, SUTCallError, fill_texts, json_path, request_template,
                                utf16_to_codepoint, utf8_to_codepoint)
 from runner.tasks.coref.systems import CorefSystem, _answer
 
 
-class HttpCoref(CorefSystem):
+class HttpCoref(HttpEndpoint, CorefSystem):
     name = "http"
     remote = True
 
@@ -31,23 +30,14 @@ class HttpCoref(CorefSystem):
         if self.per_text:
             kwargs["batch_size"] = 1
         super().__init__(**kwargs)
-        url = endpoint_url(url, url_env)
-        self.url, self.request, self.offsets = url, request, offsets
+        self._connect(url, url_env, headers, retry, concurrency)
+        self.request, self.offsets = request, offsets
         self.response = {"documents": "", "clusters": "clusters", "start": "start", "end": "end",
                          "length": None, **dict(response or {})}
-        self.concurrency = concurrency
-        self.policy = RetryPolicy.from_params(retry or {})
-        self._header_templates = dict(headers or {})
-        self._headers, self._secrets = resolve_headers(self._header_templates)
-
-    def describe(self) -> dict[str, Any]:
-        return {"backend": "http", "url": public_url(self.url),
-                "request": self.request, "response": self.response, "offsets": self.offsets,
-                "header_names": sorted(self._header_templates)}
 
     def _predict_raw(self, texts: Sequence[str]) -> list[Any]:
-        answer = post_json(self.url, fill_texts(self.request, list(texts)), self._headers,
-                           self.policy, f"http ({len(texts)} text(s))", secrets=self._secrets)
+        answer = self._post(fill_texts(self.request, list(texts)),
+                            f"http ({len(texts)} text(s))")
         try:
             docs = json_path(answer, self.response["documents"])
         except (KeyError, IndexError, TypeError, ValueError):

@@ -13,12 +13,11 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from runner.tasks.ner.sut.base import NERSystem
-from runner.sut.remote import (RetryPolicy, SUTCallError, count_unaligned, endpoint_url, fill_texts,
-                               json_path, post_json, public_url, realign, request_template,
-                               resolve_headers, utf16_to_codepoint, utf8_to_codepoint)
+from runner.sut.remote import (HttpEndpoint, SUTCallError, count_unaligned, fill_texts, json_path,
+                               realign, request_template, utf16_to_codepoint, utf8_to_codepoint)
 
 
-class HttpNER(NERSystem):
+class HttpNER(HttpEndpoint, NERSystem):
     name = "http"
     remote = True
 
@@ -30,8 +29,7 @@ class HttpNER(NERSystem):
         if self.per_text:
             kwargs["batch_size"] = 1
         super().__init__(**kwargs)
-        url = endpoint_url(url, url_env)
-        self.url = url
+        self._connect(url, url_env, headers, retry, concurrency)
         self.request = request
         self.response = {"documents": "", "entities": "entities", "start": "start", "end": "end",
                          "length": None, "label": "label", "text": None, "score": None,
@@ -39,20 +37,10 @@ class HttpNER(NERSystem):
         # An entity score in the answer: attacks rank words by it (importance span_scores).
         self.gives_span_scores = bool(self.response.get("score"))
         self.offsets = offsets
-        self.concurrency = concurrency
-        self.policy = RetryPolicy.from_params(retry or {})
-        self._header_templates = dict(headers or {})
-        self._headers, self._secrets = resolve_headers(self._header_templates)
-
-    def describe(self) -> dict[str, Any]:
-        return {"backend": "http", "url": public_url(self.url),
-                "request": self.request, "response": self.response, "offsets": self.offsets,
-                "header_names": sorted(self._header_templates)}
 
     def _predict_raw(self, texts: Sequence[str]) -> list[Any]:
         body = fill_texts(self.request, list(texts))
-        answer = post_json(self.url, body, self._headers, self.policy,
-                           f"http ({len(texts)} text(s))", secrets=self._secrets)
+        answer = self._post(body, f"http ({len(texts)} text(s))")
         docs = json_path(answer, self.response["documents"])
         if self.per_text:
             docs = [docs]

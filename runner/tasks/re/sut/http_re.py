@@ -12,15 +12,15 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from runner.sut.remote import (RetryPolicy, SUTCallError, endpoint_url, fill_template, json_path,
-                               post_json, public_url, request_template, resolve_headers)
+from runner.sut.remote import (HttpEndpoint, SUTCallError, fill_template, json_path,
+                               request_template)
 from runner.tasks.re.sut.base import RESystem
 from runner.tasks.re.types import REInput
 
 _PER_INPUT = ("$text", "$head", "$tail")
 
 
-class HttpRE(RESystem):
+class HttpRE(HttpEndpoint, RESystem):
     name = "http"
     remote = True
 
@@ -30,24 +30,14 @@ class HttpRE(RESystem):
                  retry: dict[str, Any] | None = None, batch_size: int = 16, **kw: Any) -> None:
         request, self.per_input = request_template(request, "$inputs", _PER_INPUT, "input")
         super().__init__(batch_size=1 if self.per_input else batch_size, **kw)
-        url = endpoint_url(url, url_env)
-        self.url, self.request = url, request
+        self._connect(url, url_env, headers, retry, concurrency)
+        self.request = request
         self.response = {"predictions": "predictions", "label": "label", "score": None,
                          **dict(response or {})}
-        self.policy = RetryPolicy.from_params(retry or {})
-        self.concurrency = concurrency
-        self._header_templates = dict(headers or {})
-        self._headers, self._secrets = resolve_headers(self._header_templates)
-
-    def describe(self) -> dict[str, Any]:
-        return {"backend": "http", "url": public_url(self.url),
-                "request": self.request, "response": self.response,
-                "header_names": sorted(self._header_templates)}
 
     def _answer(self, inputs: Sequence[REInput]) -> list[Any]:
         body = _fill(self.request, [i.to_json() for i in inputs])
-        answer = post_json(self.url, body, self._headers, self.policy,
-                           f"http ({len(inputs)} input(s))", secrets=self._secrets)
+        answer = self._post(body, f"http ({len(inputs)} input(s))")
         items = [answer] if self.per_input else json_path(answer, self.response["predictions"])
         if not isinstance(items, list) or len(items) != len(inputs):
             raise SUTCallError(f"http: expected a list of {len(inputs)} item(s) at "
