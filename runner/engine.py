@@ -140,7 +140,9 @@ class Engine:
                 self.log(f"loading models for the {kind} filter")
                 return FILTERS.get(kind).factory(**params)
 
-            self.filters.append(loader.defer(make_filter))
+            cls = FILTERS.get(f["type"]).component_class()
+            known = cls.known_before_built(params) if hasattr(cls, "known_before_built") else {}
+            self.filters.append(loader.defer(make_filter, known))
         if self.filters or any(TRANSFORMATIONS.get(t["type"]).extra.get("models")
                                for t in cfg["transformations"]):
             def device() -> None:
@@ -282,7 +284,8 @@ class Engine:
         :meth:`run` writes them. Another execution engine (``runner.execution``) overrides this
         (and :meth:`build`): it must leave ``self._batch_funnel`` and the analyzer's batch state
         as :meth:`_run_batch` would before yielding a batch."""
-        if self.attacks is not None or self._split() == len(self.filters):
+        a, b = self._split()
+        if self.attacks is not None or a == b:
             for batch in batches:
                 yield batch, self._run_batch(batch)
             return
@@ -297,11 +300,13 @@ class Engine:
         try:
             for batch in batches:
                 state = self._front(batch)
-                # Batch k is finished before batch k+1's filters start: its analysis (the
-                # repair's encoder passes) does not wait behind them.
+                # Batch k+1's filters are queued before batch k is finished, so the model
+                # threads have work while this thread runs batch k's system calls and analysis
+                # (whose encoder passes queue behind them: the cores stay busy either way).
+                future = ahead.submit(self._middle, state)
                 if pending is not None:
                     yield pending[0], self._finish(pending)
-                pending = (batch, state, ahead.submit(self._middle, state))
+                pending = (batch, state, future)
             if pending is not None:
                 yield pending[0], self._finish(pending)
         finally:
@@ -353,14 +358,20 @@ class Engine:
         self._middle(state)
         return self._back(state)
 
-    def _split(self) -> int:
-        """Where the filters that may run on another thread begin: the longest tail of the
-        suite's filters that touch no shared pipeline (``Filter.thread_safe``: the model-based
-        ones). The filters before it run with the transformations."""
-        split = len(self.filters)
-        while split > 0 and getattr(self.filters[split - 1], "thread_safe", False):
-            split -= 1
-        return split
+    def _split(self) -> tuple[int, int]:
+        """Which filters run where, in the suite's order: ``filters[:a]`` with the
+        transformations (they use the shared pipelines), ``filters[a:b]`` on another thread
+        (``Filter.thread_safe``: the model-based ones, the longest run of them after the first
+        ones), ``filters[b:]`` on the engine's thread again, before the system sees the
+        follow-ups. A filter judges every follow-up on its own, so which thread runs it does not
+        change what it keeps."""
+        a = 0
+        while a < len(self.filters) and not getattr(self.filters[a], "thread_safe", False):
+            a += 1
+        b = a
+        while b < len(self.filters) and getattr(self.filters[b], "thread_safe", False):
+            b += 1
+        return a, b
 
     def _front(self, batch: list[Any]) -> dict[str, Any]:
         """The system's answers for the sources, their parse, every transformation's candidates
@@ -401,15 +412,15 @@ class Engine:
             for t in self.transformations:
                 generated.append((source, prediction, t, made[t.name][k]))
         funnel = self._new_funnel(generated)
-        generated = self._filter(generated, self.filters[:self._split()], funnel)
+        generated = self._filter(generated, self.filters[:self._split()[0]], funnel)
         return {"predictions": predictions, "generated": generated, "funnel": funnel,
                 "own_checks": own_checks, "cases": cases, "counts": counts,
                 "per_transformation": per_transformation}
 
     def _middle(self, state: dict[str, Any]) -> None:
         """The filters that may run on another thread while the next batch's front runs."""
-        state["generated"] = self._filter(state["generated"], self.filters[self._split():],
-                                          state["funnel"])
+        a, b = self._split()
+        state["generated"] = self._filter(state["generated"], self.filters[a:b], state["funnel"])
 
     def _back(self, state: dict[str, Any]) -> tuple[list[TestCase], dict, dict, list]:
         """The follow-ups kept, the system's answers for them, and the relations' verdicts."""
@@ -418,7 +429,8 @@ class Engine:
         stage = self.stages
         counts, per_transformation = state["counts"], state["per_transformation"]
         predictions, cases = state["predictions"], state["cases"]
-        kept, self._batch_funnel = state["generated"], state["funnel"]
+        kept = self._filter(state["generated"], self.filters[self._split()[1]:], state["funnel"])
+        self._batch_funnel = state["funnel"]
         for name, part in state["own_checks"].items():
             _prepend_own_checks(self._batch_funnel[name], part)
         groups = []
@@ -610,13 +622,15 @@ class Loader:
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="mtrun-load") if background else None
         self._futures: list[Any] = []
 
-    def defer(self, build: Callable[[], Any]) -> Any:
-        """A stand-in for ``build()`` (without a background thread: ``build()`` itself)."""
+    def defer(self, build: Callable[[], Any], known: dict[str, Any] | None = None) -> Any:
+        """A stand-in for ``build()`` (without a background thread: ``build()`` itself).
+        ``known``: attributes the stand-in answers without waiting (the component's class
+        attributes, say), so that planning the first batch does not wait for a model."""
         if self._pool is None:
             return build()
         future = self._pool.submit(build)
         self._futures.append(future)
-        return Deferred(future)
+        return Deferred(future, known)
 
     def wait(self) -> None:
         """Every component built (the first error raised)."""
@@ -629,12 +643,15 @@ class Loader:
 class Deferred:
     """Stands in for a component being built on a :class:`Loader`'s thread."""
 
-    __slots__ = ("_future",)
+    __slots__ = ("_future", "_known")
 
-    def __init__(self, future: Any) -> None:
+    def __init__(self, future: Any, known: dict[str, Any] | None = None) -> None:
         object.__setattr__(self, "_future", future)
+        object.__setattr__(self, "_known", known or {})
 
     def __getattr__(self, name: str) -> Any:
+        if name in self._known and not self._future.done():
+            return self._known[name]
         return getattr(self._future.result(), name)
 
     def __setattr__(self, name: str, value: Any) -> None:

@@ -24,6 +24,7 @@ def lazy(target: str) -> Callable[..., Any]:
         return getattr(importlib.import_module(module), attr)(**kwargs)
 
     factory.__qualname__ = target
+    factory.target = target      # type: ignore[attr-defined]  (see Entry.component_class)
     return factory
 
 
@@ -35,6 +36,15 @@ class Entry:
     description: str
     required: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)  # e.g. which relation a transformation uses
+
+    def component_class(self) -> Any:
+        """The class a :func:`lazy` factory builds (its module imported, nothing built), or
+        None for another factory."""
+        target = getattr(self.factory, "target", None)
+        if target is None:
+            return None
+        module, _, attr = target.partition(":")
+        return getattr(importlib.import_module(module), attr)
 
     def defaults(self) -> dict[str, Any]:
         return {k: v["default"] for k, v in self.params.items() if "default" in v}

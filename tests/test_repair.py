@@ -445,7 +445,7 @@ class NameEncoder(ScriptedEncoder):
 
     GROUPS = {"people": "ABCDEFGH", "places": "PQRSTUVW"}
 
-    def embed_spans(self, spans, *, batch_size=None):
+    def embed_spans(self, spans, *, batch_size=None, fixed_shapes=False):
         import numpy as np
 
         out = []

@@ -26,6 +26,15 @@ class Filter:
     def applies(self, transformation: str) -> bool:
         return self.applies_to is None or transformation in self.applies_to
 
+    @classmethod
+    def known_before_built(cls, params: dict[str, Any]) -> dict[str, Any]:
+        """What the engine may ask of a filter of this class with these parameters while its
+        models are still loading on a background thread: ``name``, ``thread_safe``, ``applies``."""
+        applies_to = params.get("applies_to")
+        judged = tuple(applies_to) if applies_to is not None else cls.default_applies_to
+        return {"name": cls.name, "thread_safe": cls.thread_safe,
+                "applies": lambda transformation: judged is None or transformation in judged}
+
     def describe(self) -> dict[str, Any]:
         return {"type": self.name, **self.params, "models": self.models()}
 

@@ -26,15 +26,29 @@ def cosine(a: Any, b: Any) -> Any:
         return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
 
 
+def _bucket(length: int, max_length: int) -> int:
+    """The padded width of a row of ``length`` tokens in a fixed-shape pass."""
+    width = 8
+    while width < length:
+        width *= 2
+    return max(length, min(width, max_length))
+
+
 class TextEncoder(LoadedModel):
     role = "encoder"
 
-    def embed_spans(self, spans: Sequence[SpanInput], *, batch_size: int | None = None) -> Any:
+    def embed_spans(self, spans: Sequence[SpanInput], *, batch_size: int | None = None,
+                    fixed_shapes: bool = False) -> Any:
         """``(n, hidden)`` float32 numpy array; a row is NaN when no sub-token covers the span
         (empty span, or the span lies past ``max_length`` tokens). The same text is encoded
-        once however many of its spans are asked for. ``batch_size`` overrides the model's
-        (1: each text alone, so that its vector does not depend on what else was asked with
-        it — padding and batch shapes move the last bits)."""
+        once however many of its spans are asked for. ``batch_size`` overrides the model's.
+
+        ``fixed_shapes``: each text's vector does not depend on what else is asked with it.
+        Batch shapes move the last bits of a vector (the matrix products block differently),
+        so texts are padded to a length bucket (a power of two, at least 8) and passed in
+        chunks of exactly ``batch_size`` rows (a short chunk is filled with copies of its first
+        row): every pass of a bucket has one shape, and a row's arithmetic is the same whatever
+        else shares its pass."""
         import numpy as np
         import torch
 
@@ -47,14 +61,27 @@ class TextEncoder(LoadedModel):
         wanted: dict[int, list[int]] = {}
         for n, (t, _, _) in enumerate(spans):
             wanted.setdefault(index[t], []).append(n)
+        size = batch_size or self.batch_size
+        lengths = [len(x) for x in enc["input_ids"]]
+
         def forward(chunk: list[int]) -> Any:
-            ids, att = pad_batch((enc["input_ids"][i] for i in chunk),
-                                 self.tokenizer.pad_token_id, self.device)
+            rows = [enc["input_ids"][i] for i in chunk]
+            width = None
+            if fixed_shapes:
+                rows += [rows[0]] * (size - len(rows))
+                width = _bucket(max(len(r) for r in rows), self.max_length)
+            ids, att = pad_batch(rows, self.tokenizer.pad_token_id, self.device, width=width)
             with torch.inference_mode():
                 return self.model(input_ids=ids, attention_mask=att).last_hidden_state.float().cpu()
 
-        chunks = _order_by_length([len(x) for x in enc["input_ids"]],
-                                  batch_size or self.batch_size)
+        if fixed_shapes:
+            buckets: dict[int, list[int]] = {}
+            for i, n in enumerate(lengths):
+                buckets.setdefault(_bucket(n, self.max_length), []).append(i)
+            chunks = [b[k:k + size] for _, b in sorted(buckets.items())
+                      for k in range(0, len(b), size)]
+        else:
+            chunks = _order_by_length(lengths, size)
         for chunk, h in zip(chunks, map_chunks(forward, chunks, self.device)):
             self.count_pass()
             for j, i in enumerate(chunk):

@@ -58,13 +58,15 @@ class LoadedModel:
                 "source": self.where, "batch_size": self.batch_size}
 
 
-def pad_batch(rows: Any, pad_id: int | None, device: Any = "cpu") -> tuple[Any, Any]:
-    """Token id lists → right-padded ``input_ids`` and ``attention_mask`` tensors on ``device``:
-    the one place every batched model call (masked LM, encoder, token classifier) pads."""
+def pad_batch(rows: Any, pad_id: int | None, device: Any = "cpu",
+              width: int | None = None) -> tuple[Any, Any]:
+    """Token id lists → right-padded ``input_ids`` and ``attention_mask`` tensors on ``device``
+    (``width`` columns, default the longest row's): the one place every batched model call
+    (masked LM, encoder, token classifier) pads."""
     import torch
 
     rows = list(rows)
-    width = max(len(r) for r in rows)
+    width = max([width or 0] + [len(r) for r in rows])
     ids = torch.full((len(rows), width), pad_id or 0, dtype=torch.long)
     att = torch.zeros((len(rows), width), dtype=torch.long)
     for i, r in enumerate(rows):

@@ -320,15 +320,17 @@ class CorpusEntityCandidates:
         return out
 
     def _name_vectors(self, names: Sequence[str]) -> Any:
-        """Unit vectors of entity names embedded alone (each name embedded once per run). Each
-        name is its own forward pass: which names are embedded together depends on the run's
-        history (a Ray worker sees other batches than the local engine), and batch shapes move
-        the last bits of a vector, so that a standardised similarity could round differently."""
+        """Unit vectors of entity names embedded alone (each name embedded once per run). Which
+        names are embedded together depends on the run's history (a Ray worker sees other
+        batches than the local engine), and batch shapes move the last bits of a vector, so that
+        a standardised similarity could round differently: the names go through fixed-shape
+        passes (:meth:`~runner.models.encoder.TextEncoder.embed_spans` ``fixed_shapes``), where a
+        name's vector does not depend on its companions."""
         import numpy as np
 
         todo = [e for e in dict.fromkeys(names) if e not in self._names]
         if todo:
-            vecs = self.encoder.embed_spans([(e, 0, len(e)) for e in todo], batch_size=1)
+            vecs = self.encoder.embed_spans([(e, 0, len(e)) for e in todo], fixed_shapes=True)
             norms = np.linalg.norm(vecs, axis=1, keepdims=True)
             vecs = np.where(norms > 0, vecs / np.where(norms > 0, norms, 1), np.nan)
             self._names.update(zip(todo, vecs))
