@@ -25,6 +25,7 @@ import importlib
 import importlib.util
 import re
 import sys
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
@@ -80,19 +81,41 @@ def pipeline_needs_torch(model: str) -> bool:
     return bool(_NEEDS_TORCH.search(text))
 
 
+class _HiddenFinder:
+    """A meta path finder that makes some top-level packages look uninstalled, to one thread
+    only: the engine's loader thread may import PyTorch or SciPy for a model while this thread
+    imports spaCy or NLTK without them."""
+
+    def __init__(self) -> None:
+        self.hidden: dict[int, set[str]] = {}
+
+    def find_spec(self, fullname: str, path: object = None, target: object = None) -> None:
+        names = self.hidden.get(threading.get_ident())
+        if names and fullname.partition(".")[0] in names:
+            raise ModuleNotFoundError(f"No module named {fullname!r}", name=fullname)
+        return None
+
+
+_FINDER = _HiddenFinder()
+sys.meta_path.insert(0, _FINDER)  # type: ignore[arg-type]
+
+
 @contextmanager
 def hiding(*names: str) -> Iterator[tuple[str, ...]]:
-    """While in the block, ``import NAME`` (and of its submodules) raises ImportError for each
-    name not already imported, as if it were not installed; yields the names hidden."""
+    """While in the block, ``import NAME`` (and of its submodules) in this thread raises
+    ImportError for each name not already imported, as if it were not installed (other threads
+    import it as usual); yields the names hidden."""
     hidden = tuple(n for n in names if n not in sys.modules)
-    for name in hidden:
-        sys.modules[name] = None  # type: ignore[assignment]
+    me = threading.get_ident()
+    before = _FINDER.hidden.get(me)
+    _FINDER.hidden[me] = (before or set()) | set(hidden)
     try:
         yield hidden
     finally:
-        for name in hidden:
-            if name in sys.modules and sys.modules[name] is None:
-                del sys.modules[name]
+        if before is None:
+            del _FINDER.hidden[me]
+        else:
+            _FINDER.hidden[me] = before
 
 
 def import_nltk() -> ModuleType:

@@ -125,3 +125,37 @@ def test_wordnet_loads_without_scikit_learn_or_scipy(tmp_path):
     if out is None:
         pytest.skip("WordNet 3.0 is not installed here")
     assert out == [[], True]
+
+
+def test_a_library_hidden_in_one_thread_imports_in_another(tmp_path):
+    """The engine's loader thread imports PyTorch (or SciPy, through Transformers) for a model
+    while the engine's thread imports spaCy (or NLTK) with it hidden: each sees what it should."""
+    (tmp_path / "mtrun_probe_pkg").mkdir()
+    (tmp_path / "mtrun_probe_pkg" / "__init__.py").write_text("VALUE = 7\n")
+    code = f"""
+import importlib, json, sys, threading
+sys.path.insert(0, {str(tmp_path)!r})
+from runner.imports import hiding
+inside, other = threading.Event(), threading.Event()
+seen = {{}}
+def elsewhere():
+    assert inside.wait(30)
+    seen["other"] = importlib.import_module("mtrun_probe_pkg").VALUE
+    other.set()
+t = threading.Thread(target=elsewhere)
+t.start()
+with hiding("mtrun_probe_pkg") as hidden:
+    inside.set()
+    assert other.wait(30)
+    sys.modules.pop("mtrun_probe_pkg")      # imported by the other thread: import it afresh
+    try:
+        importlib.import_module("mtrun_probe_pkg")
+        seen["here"] = "imported"
+    except ImportError:
+        seen["here"] = "hidden"
+t.join()
+sys.modules.pop("mtrun_probe_pkg", None)
+seen["after"] = importlib.import_module("mtrun_probe_pkg").VALUE
+print(json.dumps([list(hidden), seen["here"], seen["other"], seen["after"]]))
+"""
+    assert _python(code, tmp_path) == [["mtrun_probe_pkg"], "hidden", 7, 7]
