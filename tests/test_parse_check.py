@@ -228,3 +228,20 @@ def test_a_verb_keeps_its_multiword_verb(check):
     assert check.multiword_verb(doc[1]) == "sign_up"
     [doc] = list(check.nlp.pipe(["He signed the letter."]))
     assert check.multiword_verb(doc[1]) is None
+
+
+def test_markup_and_lines_without_a_verb_have_no_names_to_shuffle(check):
+    text = "We are renewing our L/C's on a month to month basis for the PX per Sanders."
+    [doc] = list(check.nlp.pipe([text]))
+    assert "no name has" in implausible_name(doc, text.index("L/C's"), text.index(" on a"))
+    kept, reasons = _judge(check, _swap(text, "L/C's", "Sanders"))
+    assert not kept and any("L/C's" in r for r in reasons), reasons
+    # a header line: its names have no roles
+    text = "Email: Anthony Beavers <beavers@example.org>"
+    kept, reasons = _judge(check, _swap(text, "Email", "Anthony Beavers"))
+    assert not kept and any("no verb" in r for r in reasons), reasons
+    # a verbless question whose names are objects of prepositions keeps them
+    text = "Cheapest airline ticket from Raleigh to Manila?"
+    kept, reasons = _judge(check, _swap(text, "Raleigh", "Manila"))
+    assert not any("no verb" in r for r in reasons), reasons
+

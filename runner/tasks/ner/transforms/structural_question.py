@@ -21,7 +21,8 @@ period, several sentences, no subject before the verb, a verb form that needs an
 missing) gives no follow-up: the transformation does not apply to it. Nor do forms whose question
 would read as broken: coordinated clauses ("X had frozen, and Y had been conquered": only the
 first would become a question), a second verb phrase the moved verb cannot reach ("is in the
-temperate zone and enjoys …"), a subject starting with "not" or in quotation marks, words before
+temperate zone and enjoys …"), an imperative clause inside ("… so get in touch with Canon": the
+question would ask an order), a subject starting with "not" or in quotation marks, words before
 the subject that a comma does not set off ("Earlier this year was Seagal given …?"). Words set
 off by a comma stay in front ("In 2019, did Siemens open …?", "When he died, did we …?"); a
 contracted auxiliary is spelled out ("It's …" → "Is it …?"). With ``negative``, the negative
@@ -156,6 +157,12 @@ def _question_edit(text: str, doc: Any, keep_case_at: frozenset[int] | set[int]
         # coordinated clauses ("X had frozen, and Y had been conquered"): a question made of
         # the first alone leaves the second a statement inside it
         return None
+    if any(t.tag_ == "VB" and t.dep_ in ("conj", "dep", "parataxis") and t.head.tag_ != "VB"
+           and not any(c.dep_ in _SUBJECT_DEPS or c.dep_ in _AUX_DEPS or c.dep_ == "mark"
+                       for c in t.children) for t in doc):
+        # an imperative clause inside ("I agree it's under warranty so get in touch with
+        # Canon."): the question would ask an order
+        return None
     auxiliaries = [c for c in root.children
                    if c.dep_ in _AUX_DEPS and subj_end < c.i < root.i
                    and c.lemma_.lower() in _AUX_LEMMAS and c.tag_ in ("MD", "VBD", "VBZ", "VBP")]
@@ -268,7 +275,7 @@ def _take_out(doc: Any, text: str, verb: Any, reps: list[Replacement]) -> str:
         full = _CONTRACTED.get((lemma, verb.tag_))
         if full is None or end_tok is not verb:
             raise _NoQuestion(f"contracted {word!r}")
-        reps.append(Replacement(verb.idx, end, ""))
+        reps.append(Replacement(start, end, ""))   # with a space before it: "it 's" → "it"
         return full
     reps.append(Replacement(start, end, ""))
     return text[verb.idx:end]

@@ -11,7 +11,11 @@ sentences are re-tagged together, once per batch. The paper's source is BERT (``
 ``wordnet`` and ``vectors`` are offline alternatives (see the README). Departures from the paper:
 auxiliaries (spaCy ``AUX``: is, has, will…) are not mutated — replacing them almost always breaks
 the sentence; follow-ups are ordered round-robin over tokens (every token's best candidate first)
-so that the per-source limit keeps a spread of positions.
+so that the per-source limit keeps a spread of positions. With the offline ``wordnet`` source,
+the light verbs (``WORDNET_LIGHT_VERBS``: have, get, make, do) are not mutated either: WordNet
+lists 13–49 senses for each and its synonyms come from senses the sentence does not use ("has an
+optimization background" → "features …", "gets …"; "had been made" → "had been gotten"), which a
+masked LM, reading the context, does not propose.
 """
 from __future__ import annotations
 
@@ -22,6 +26,9 @@ from runner.transforms.base import PlannedTransformation
 from runner.text.candidates import make_source, match_case
 from runner.types import Edit, FollowUp, Replacement
 from runner.tasks.ner.types import Prediction, Sentence
+
+
+WORDNET_LIGHT_VERBS = frozenset({"have", "get", "make", "do"})
 
 
 class TokenMLM(PlannedTransformation):
@@ -38,6 +45,7 @@ class TokenMLM(PlannedTransformation):
                          vectors=vectors if source == "vectors" else None, tagger=tagger)
         self.top_k = top_k
         self.tags = tuple(tags)
+        self.skip_lemmas = WORDNET_LIGHT_VERBS if source == "wordnet" else frozenset()
         self.source = candidate_source or make_source(source, masked_lm=masked_lm, vectors=vectors,
                                                       device=device, fp16=fp16,
                                                       batch_size=batch_size)
@@ -62,6 +70,8 @@ class TokenMLM(PlannedTransformation):
             if tok.pos_ not in ("VERB", "ADJ") or not tok.tag_.startswith(self.tags):
                 continue
             if not tok.text.isalpha():
+                continue
+            if tok.pos_ == "VERB" and tok.lemma_.lower() in self.skip_lemmas:
                 continue
             out.append(tok.i)
         return out
