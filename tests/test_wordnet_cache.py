@@ -90,3 +90,18 @@ def test_a_read_only_cache_folder_still_loads(fresh_wordnet, tmp_path, monkeypat
     os.chmod(ro, 0o555)
     monkeypatch.setenv("MTRUN_CACHE", str(ro))
     assert _reader(ro / "wordnet").synsets("court", "n")
+
+
+def test_the_packed_lemma_index_reads_as_nltks_dict_of_lists():
+    plain = {"run": {"n": [1, 2, 3], "v": [14_000_000, 5]}, "bigger": {"a": [7]}, "x": {}}
+    packed = wordnet.PackedLemmaIndex.pack(plain)
+    assert {k: packed[k] for k in packed} == plain
+    assert len(packed) == 3 and "run" in packed and "walk" not in packed
+    assert packed["walk"] == {} and "walk" not in packed       # NLTK's defaultdict, without adding
+    assert packed["run"].get("v", []) == [14_000_000, 5]
+    with pytest.raises(KeyError):
+        packed["run"]["r"]                                        # NLTK turns this into its error
+    import marshal
+
+    again = wordnet.PackedLemmaIndex(marshal.loads(marshal.dumps(packed._data)))
+    assert {k: again[k] for k in again} == plain
