@@ -64,3 +64,26 @@ def test_readme_holds_the_two_commands_and_ci_runs_the_second():
     assert main and "mtrun suites/" in main.group(1)
     assert test and "pytest" in test.group(1)
     assert "test-command" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def test_results_schema_has_no_stray_keys_and_checks_a_cases_triage_mark():
+    """A key that is no JSON Schema keyword is ignored by validators: a property placed beside
+    ``properties`` instead of inside it checks nothing."""
+    import json
+
+    import jsonschema
+
+    schema = json.loads((Path(__file__).resolve().parent.parent / "schema" /
+                         "results.schema.json").read_text(encoding="utf-8"))
+    keywords = {"properties", "required", "items", "allOf", "anyOf", "oneOf", "not", "type",
+                "description", "$ref", "additionalProperties", "enum", "const", "if", "then",
+                "else", "minimum", "maximum", "patternProperties", "minItems", "default"}
+    for branch in schema["allOf"]:
+        assert set(branch["then"]) <= keywords, set(branch["then"]) - keywords
+    case = {"id": "s/t/0/MR1", "transformation": "t", "relation": "MR1", "source": {"text": "a"},
+            "follow_up": {"text": "b", "edit": []}, "verdict": {"outcome": "fail"},
+            "triage": {"mark": "confirmed"}}
+    validator = jsonschema.Draft202012Validator({"$defs": schema["$defs"], "$ref": "#/$defs/case"})
+    assert not list(validator.iter_errors(case))
+    case["triage"]["mark"] = "maybe"
+    assert list(validator.iter_errors(case))
