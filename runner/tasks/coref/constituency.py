@@ -220,34 +220,13 @@ class StanzaConstituency:
 
     def __init__(self, *, model_dir: str | None = None, lang: str = "en",
                  package: str | None = None, device: str = "cpu") -> None:
-        import os
-        from pathlib import Path
+        from runner.models.stanza_pipeline import load_stanza
 
-        from runner.errors import ModelNotAvailable
-
-        try:
-            import stanza
-        except ImportError:
-            raise ModelNotAvailable("the stanza constituency parser needs stanza: "
-                                    "pip install -e \".[stanza]\"") from None
-        folder = Path(model_dir or os.environ.get("STANZA_RESOURCES_DIR")
-                      or Path.home() / "stanza_resources").expanduser()
-        if not (folder / "resources.json").is_file():
-            raise ModelNotAvailable(
-                f"stanza: no models in {folder} (resources.json missing). Where there is network, "
-                f"run `python -c \"import stanza; stanza.download('{lang}', model_dir='{folder}', "
-                "processors='tokenize,pos,constituency')\"`, copy the folder here and set "
-                "constituency.model_dir")
         processors = {p: package or "default" for p in ("tokenize", "pos", "constituency")}
-        try:
-            self.nlp = stanza.Pipeline(lang=lang, dir=str(folder), processors=processors,
-                                       download_method=None, use_gpu=device.startswith("cuda"),
-                                       logging_level="WARN")
-        except Exception as exc:  # noqa: BLE001 — stanza raises many kinds for a missing model
-            raise ModelNotAvailable(f"stanza cannot load the {lang} constituency parser from "
-                                    f"{folder}: {type(exc).__name__}: {exc}") from None
+        self.nlp, folder, self.version = load_stanza(
+            lang=lang, model_dir=model_dir, processors=processors, what="constituency parser",
+            setting="constituency.model_dir", device=device)
         self.folder, self.lang, self.package = folder, lang, package
-        self.version = stanza.__version__
 
     def describe(self) -> dict[str, Any]:
         return {"type": "stanza", "version": self.version, "model_dir": str(self.folder),

@@ -9,7 +9,6 @@ stanza tokenizer model. Entity offsets are Python character offsets.
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -25,23 +24,13 @@ class StanzaNER(NERSystem):
                  ner_pretrain: str | None = None, tokenizer: str = "stanza", device: str = "cpu",
                  **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        try:
-            import stanza
-        except ImportError:
-            raise ModelNotAvailable("the stanza system under test needs stanza: "
-                                    "pip install -e \".[stanza]\"") from None
-        folder = Path(model_dir or os.environ.get("STANZA_RESOURCES_DIR")
-                      or Path.home() / "stanza_resources").expanduser()
-        if not (folder / "resources.json").is_file():
-            raise ModelNotAvailable(
-                f"stanza: no models in {folder} (resources.json missing). Where there is network, "
-                f"run `python -c \"import stanza; stanza.download('{lang}', model_dir='{folder}', "
-                "processors='tokenize,ner')\"` and copy the folder here, then set sut.model_dir")
+        from runner.models.stanza_pipeline import load_stanza
+
         for label, path in (("ner_model", ner_model), ("ner_pretrain", ner_pretrain)):
             if path and not Path(path).is_file():
                 raise ModelNotAvailable(f"stanza: sut.{label} {path} is not a file")
         self.lang, self.package, self.tokenizer = lang, package, tokenizer
-        self.model_dir, self.ner_model, self.ner_pretrain = folder, ner_model, ner_pretrain
+        self.ner_model, self.ner_pretrain = ner_model, ner_pretrain
         processors: dict[str, str] = {"tokenize": "spacy" if tokenizer == "spacy"
                                       else (package or "default"), "ner": package or "default"}
         options: dict[str, Any] = {}
@@ -52,15 +41,9 @@ class StanzaNER(NERSystem):
         if ner_pretrain:
             options["ner_pretrain_path"] = ner_pretrain
         self.device = device
-        try:
-            self.nlp = stanza.Pipeline(lang=lang, dir=str(folder), processors=processors,
-                                       download_method=None, use_gpu=device.startswith("cuda"),
-                                       device=device if device.startswith("cuda") else None,
-                                       logging_level="WARN", **options)
-        except Exception as exc:  # noqa: BLE001 — stanza raises many kinds for a missing model
-            raise ModelNotAvailable(f"stanza cannot load the {lang} NER pipeline from {folder}: "
-                                    f"{type(exc).__name__}: {exc}") from None
-        self.version = stanza.__version__
+        self.nlp, self.model_dir, self.version = load_stanza(
+            lang=lang, model_dir=model_dir, processors=processors, what="NER pipeline",
+            setting="sut.model_dir", device=device, **options)
 
     def describe(self) -> dict[str, Any]:
         d: dict[str, Any] = {"backend": "stanza", "version": self.version, "lang": self.lang,
