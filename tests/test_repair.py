@@ -187,6 +187,23 @@ def test_fig6_range_conflict_keeps_higher_p_score():
     assert repaired((Span(sa, sa + 12, "LOCATION"),), [b, a])[0] == new
 
 
+def test_a_range_conflict_of_one_type_keeps_the_span_the_system_drew_here():
+    """Two relabels agree on the type and differ in range: the span the system predicted in this
+    sentence stays (the other came from the other sentence of the violation), whatever the
+    p_scores; of two types, p_score decides as in Fig. 6."""
+    text = "Destiny Allison 's metal sculptures were my favorite."
+    whole, part = (0, 15), (8, 15)
+    a = Relabel(Job(text, *part), "PERSON", 2.0, {"PERSON": 2.0})
+    b = Relabel(Job(text, *whole), "PERSON", 1.0, {"PERSON": 1.0})
+    for order in ([a, b], [b, a]):
+        new, notes = repaired((Span(*whole, "PERSON"),), order)
+        assert new == (Span(*whole, "PERSON", "", 1.0),)
+        by_start = {n["start"]: n for n in notes}
+        assert by_start[8]["deprecated_by"]["text"] == "Destiny Allison"
+    # not drawn by the system here: the higher p_score wins, as before
+    assert repaired((), [a, b])[0] == (Span(*part, "PERSON", "", 2.0),)
+
+
 def test_fig6_through_location_and_relabeling():
     """The pair of Fig. 6 with a scripted system: s says "Cricket South Africa" ORG, s′ says
     "South Africa" LOC; both entities are suspicious; both sentences end with the ORG entity."""

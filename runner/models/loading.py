@@ -97,10 +97,15 @@ def map_chunks(fn: Callable[[Any], Any], chunks: Sequence[Any], device: Any = "c
     (and on a machine shared with other work far more), whole passes in parallel do not. On a
     GPU the passes go one after another. Each chunk's result is what it would be alone."""
     chunks = list(chunks)
-    workers = min(cpu_workers(), len(chunks)) if str(device).startswith("cpu") else 1
-    if workers <= 1:
+    if not str(device).startswith("cpu"):
         return [fn(c) for c in chunks]
+    # Every CPU pass is single-threaded, one chunk or many: torch's thread count changes how a
+    # matrix product is split and so the last bits of its result, and a pass must not depend on
+    # whether another map_chunks (the engine's other thread) happens to run at the same time.
+    workers = min(cpu_workers(), len(chunks))
     with _single_threaded_torch():
+        if workers <= 1:
+            return [fn(c) for c in chunks]
         return list(_model_pool(workers).map(fn, chunks))
 
 
