@@ -118,24 +118,26 @@ def test_questions_keep_their_auxiliary_in_front(check):
                     (34, 35, "?"))
     assert ok.text == "But did the minister reject the plan?"
     assert _judge(check, ok)[0]
-    source = "Today, the minister may be a lonely man."
-    bad = _follow_up(source, "structural_question", (7, 7, "may "), (20, 24, ""),
-                     (len(source) - 1, len(source), "?"))
+    bad = _auxiliary_fronted("Today, the minister may be a lonely man.", 7, "may", (20, 24))
     assert bad.text == "Today, may the minister be a lonely man?"
     kept, reasons = _judge(check, bad)
     assert not kept and reasons[0].startswith("question_front")
     # a phrase set off by a comma may stay in front of any other auxiliary
-    source = "Today, the minister will be a lonely man."
-    ok = _follow_up(source, "structural_question", (7, 7, "will "), (20, 25, ""),
-                    (len(source) - 1, len(source), "?"))
+    ok = _auxiliary_fronted("Today, the minister will be a lonely man.", 7, "will", (20, 25))
     assert ok.text == "Today, will the minister be a lonely man?"
     assert _judge(check, ok)[0]
     # without the comma the question reads as broken
-    source = "Earlier this year the minister was given a medal."
-    bad = _follow_up(source, "structural_question", (18, 18, "was "), (30, 34, ""),
-                     (len(source) - 1, len(source), "?"))
+    bad = _auxiliary_fronted("Earlier this year the minister was given a medal.", 18, "was",
+                             (30, 34))
     assert bad.text == "Earlier this year was the minister given a medal?"
     assert not _judge(check, bad)[0]
+
+
+def _auxiliary_fronted(source, at, auxiliary, taken_out):
+    """The question that puts ``auxiliary`` at ``at``, takes ``source[taken_out]`` out and ends
+    with "?"."""
+    return _follow_up(source, "structural_question", (at, at, auxiliary + " "),
+                      (*taken_out, ""), (len(source) - 1, len(source), "?"))
 
 
 def test_checks_per_transformation_and_bad_names():

@@ -20,8 +20,13 @@ class Filter:
     thread_safe: ClassVar[bool] = False
 
     def __init__(self, *, applies_to: Sequence[str] | None = None, **params: Any) -> None:
-        self.applies_to = tuple(applies_to) if applies_to is not None else self.default_applies_to
+        self.applies_to = self.judged(applies_to)
         self.params = {"applies_to": list(self.applies_to) if self.applies_to else None, **params}
+
+    @classmethod
+    def judged(cls, applies_to: Sequence[str] | None) -> tuple[str, ...] | None:
+        """The transformations a filter of this class judges (None: every one)."""
+        return tuple(applies_to) if applies_to is not None else cls.default_applies_to
 
     def applies(self, transformation: str) -> bool:
         return self.applies_to is None or transformation in self.applies_to
@@ -30,8 +35,7 @@ class Filter:
     def known_before_built(cls, params: dict[str, Any]) -> dict[str, Any]:
         """What the engine may ask of a filter of this class with these parameters while its
         models are still loading on a background thread: ``name``, ``thread_safe``, ``applies``."""
-        applies_to = params.get("applies_to")
-        judged = tuple(applies_to) if applies_to is not None else cls.default_applies_to
+        judged = cls.judged(params.get("applies_to"))
         return {"name": cls.name, "thread_safe": cls.thread_safe,
                 "applies": lambda transformation: judged is None or transformation in judged}
 

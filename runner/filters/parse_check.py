@@ -39,8 +39,7 @@ follow-up that fails any check is dropped; the reasons are recorded in
    list — "Tesla, Uber and Snapchat" —, headed by a noun, proper noun or number that no number
    outside it counts — "512 BC", with no character of markup or addresses — "L/C's"), in a
    sentence with a verb or as the object of a preposition (in a list, header or signature line
-   a name has no role), and must
-   move to a slot of the same role (argument, modifier or
+   a name has no role), and must move to a slot of the same role (argument, modifier or
    predicate nominal: "was Gravity", "became St. Rastislav"), after the same article ("the UK"
    → "the Hong Kong" fails), in or out of quotation marks alike (a quoted name is a title), and
    not swap with a name in its own phrase ("Findings on the Worst Forms of Child Labor").

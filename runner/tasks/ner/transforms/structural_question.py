@@ -267,18 +267,18 @@ def _take_out(doc: Any, text: str, verb: Any, reps: list[Replacement]) -> str:
         start -= 1
     end = end_tok.idx + len(end_tok.text)
     word = text[verb.idx:verb.idx + len(verb.text)]
+    moved = text[verb.idx:end]
     if word[:1] in ("'", "’"):
         lemma = verb.lemma_.lower()
         if word.lower() in ("'s", "’s") and verb.head.tag_ == "VBN" and (
                 verb.dep_ == "aux" or any(c.dep_ == "dobj" for c in verb.head.children)):
             lemma = "have"      # "it's also fuelled the emergence …" is "it has", not "it is"
-        full = _CONTRACTED.get((lemma, verb.tag_))
-        if full is None or end_tok is not verb:
+        moved = _CONTRACTED.get((lemma, verb.tag_))
+        if moved is None or end_tok is not verb:
             raise _NoQuestion(f"contracted {word!r}")
-        reps.append(Replacement(start, end, ""))   # with a space before it: "it 's" → "it"
-        return full
+    # the space before goes too, glued or not: "it 's" → "it", "he has" → "he"
     reps.append(Replacement(start, end, ""))
-    return text[verb.idx:end]
+    return moved
 
 
 class _NoQuestion(Exception):
