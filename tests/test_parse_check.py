@@ -247,3 +247,60 @@ def test_markup_and_lines_without_a_verb_have_no_names_to_shuffle(check):
     kept, reasons = _judge(check, _swap(text, "Raleigh", "Manila"))
     assert not any("no verb" in r for r in reasons), reasons
 
+
+
+def test_an_address_is_not_reversed_and_a_list_may_be_reordered(check):
+    # "Birmingham, UK": the country hangs on the town (appos); swapped, the address reads
+    # backwards ("to UK, Birmingham")
+    source = "What is the nearest National Park to Birmingham, UK?"
+    kept, reasons = _judge(check, _swap(source, "Birmingham", "UK"))
+    assert not kept
+    assert any("hangs on 'Birmingham' (appos)" in r for r in reasons), reasons
+    source = "My income came from Google, Inc. of Mountain View, California."
+    kept, reasons = _judge(check, _swap(source, "Mountain View", "California"))
+    assert not kept and any("npadvmod" in r for r in reasons), reasons
+    # the parser reads list items as appositions too: a list is reordered freely
+    source = ("It is fine for cheap chocolate, but with companies like Scharffen Berger, TCHO, "
+              "and smaller artisan makers in the area, why?")
+    kept, reasons = _judge(check, _swap(source, "Scharffen Berger", "TCHO"))
+    assert not any("hangs on" in r for r in reasons), reasons
+
+
+def test_a_name_said_twice_moves_with_all_its_mentions(check):
+    source = ("Kesha and Pebe wrote the song when Kesha was 16, and Kesha then tracked down "
+              "David Gamson, a producer.")
+    first, gamson = source.index("Kesha", 10), source.index("David Gamson")
+    f = _follow_up(source, "entity_shuffle", (first, first + 5, "David Gamson"),
+                   (gamson, gamson + len("David Gamson"), "Kesha"))
+    kept, reasons = _judge(check, f)
+    assert not kept
+    assert any("'Kesha' is named more than once" in r for r in reasons), reasons
+    # a name inside another name is no second mention ("Africa" in the slot "East Africa")
+    source = "East Africa is the site of Mount Kenya, the highest peak in Africa."
+    east, kenya, africa = 0, source.index("Mount Kenya"), source.rindex("Africa")
+    f = _follow_up(source, "entity_shuffle", (east, east + 11, "East Africa"),
+                   (kenya, kenya + 11, "Africa"), (africa, africa + 6, "Mount Kenya"))
+    kept, reasons = _judge(check, f)
+    assert not any("more than once" in r for r in reasons), reasons
+
+
+def test_half_a_name_is_not_moved(check):
+    source = "The film was directed by Lasse Hallström and co-starred Ewan McGregor and Kristin Scott Thomas."
+    kept, reasons = _judge(check, _swap(source, "McGregor", "Kristin Scott Thomas"))
+    assert not kept
+    assert any("part of a longer name (with 'Ewan')" in r for r in reasons), reasons
+    # a title before the name is a word WordNet knows: the name is whole
+    text = "In 1999, Gen. Pervez Musharraf made a coup against President Nawaz Sharif."
+    [doc] = list(check.nlp.pipe([text]))
+    at = text.index("Nawaz Sharif")
+    assert check.cut_name(doc, at, at + len("Nawaz Sharif")) == ""
+
+
+def test_the_head_of_a_term_after_a_name_is_not_replaced(check):
+    source = "The Bogd Khaan ruled the former Outer Mongolia during the Qing period."
+    kept, reasons = _judge(check, _word(source, "phrase_np", "period", "flow"))
+    assert not kept
+    assert any("'Qing period', a term after a name" in r for r in reasons), reasons
+    # a capital that only starts the sentence is no name
+    source = "Heavy rain fell on the town."
+    assert _judge(check, _word(source, "phrase_np", "rain", "rainfall"))[0]

@@ -161,3 +161,12 @@ def test_negative_questions(parser):
     assert len(_questions(parser, "He cried.")) == 1
     # "may" has no negative that reads well in a question
     assert len(_questions(parser, "The minister may resign.", negative=True)) == 1
+
+
+def test_a_name_of_a_type_the_suite_does_not_compare_keeps_its_capital(parser):
+    # "Dominican" (NORP) is no entity of the suite's types, but a name all the same
+    text = "Dominican priest Heinrich Kramer was assistant to the Archbishop of Salzburg."
+    f = _question(parser, text, (Span(17, 32, "PERSON"),))
+    assert f.text == "Was Dominican priest Heinrich Kramer assistant to the Archbishop of Salzburg?"
+    text = "Two men were arrested in Leeds."
+    assert _question(parser, text).text == "Were two men arrested in Leeds?"

@@ -111,6 +111,8 @@ _MODIFIER_DEPS = {"compound", "amod", "nmod", "nummod", "quantmod"}
 _NAME_POS = {"PROPN", "NOUN", "NUM", "X"}
 #: characters of markup, addresses and glued fragments, not of names
 _NOT_IN_NAMES = frozenset("/\\()[]{}<>@#|=_*")
+_NAME_PARTS = frozenset({"compound", "flat"})
+_ATTACHED_DEPS = frozenset({"appos", "npadvmod", "poss", "compound", "nmod"})
 
 
 class ParseCheckFilter(Filter):
@@ -245,6 +247,9 @@ class ParseCheckFilter(Filter):
             if _role(old) != _role(new):
                 reasons.append(f"replaced: {sdoc.text[a:b]!r} was {_role(old)}, "
                                f"{fdoc.text[c:d]!r} is {_role(new)}")
+            if (term := _named_term(old)) and new.lower_ != old.lower_:
+                reasons.append(f"replaced: {old.text!r} heads {term!r}, a term after a name "
+                               f"(its synonyms fit senses it does not have there)")
         return reasons
 
     # -- 3. verb frames ------------------------------------------------------------------------
@@ -410,12 +415,25 @@ class ParseCheckFilter(Filter):
                                f"with no verb and no preposition before it (a list, header or "
                                f"signature line): it has no role to swap")
                 break
+        # A name said twice means one thing twice ("Kesha … when Kesha was 16, Kesha then
+        # tracked down David Gamson"): moving some of its mentions and not the others changes
+        # who is meant where.
+        assigned: dict[str, set[str]] = {}
+        ranges = [(r.start, r.end) for r in edit.replacements]
+        for r in edit.replacements:
+            assigned.setdefault(source[r.start:r.end], set()).add(r.new)
+        for name, news in assigned.items():
+            slots_of = sum(source[r.start:r.end] == name for r in edit.replacements)
+            if news != {name} and (len(news) > 1 or _mentions(source, name, ranges) > slots_of):
+                reasons.append(f"entity_slots: {name!r} is named more than once and the swap "
+                               f"moves only some of its mentions")
         for r in edit.replacements:
             old = source[r.start:r.end]
             if old == r.new:
                 continue
             for text, where in ((old, (r.start, r.end)), (r.new, slots.get(r.new))):
-                if where is not None and (why := implausible_name(sdoc, *where)):
+                if where is not None and (why := (implausible_name(sdoc, *where)
+                                                  or self.cut_name(sdoc, *where))):
                     reasons.append(f"entity_slots: {text!r} {why}")
             origin = slots.get(r.new)
             if origin is None:
@@ -424,6 +442,10 @@ class ParseCheckFilter(Filter):
                 if _inside_phrase_of(sdoc, (a, b), (c, d)):
                     reasons.append(f"entity_slots: {source[a:b]!r} is the object of a "
                                    f"preposition inside {source[c:d]!r}'s phrase (one name)")
+                elif dep := _attached_to(sdoc, (a, b), (c, d)):
+                    reasons.append(f"entity_slots: {source[a:b]!r} hangs on {source[c:d]!r} "
+                                   f"({dep}): a place and what contains it, or parts of one "
+                                   f"name, whose order a swap reverses")
             slot_head, moved_head = _head(sdoc, r.start, r.end), _head(sdoc, *origin)
             if slot_head is None or moved_head is None:
                 continue
@@ -439,6 +461,28 @@ class ParseCheckFilter(Filter):
                 reasons.append(f"entity_slots: {r.new!r} moved "
                                f"{'into' if quoted else 'out of'} quotation marks")
         return list(dict.fromkeys(reasons))
+
+
+    def cut_name(self, doc: Any, start: int, end: int) -> str:
+        """Why the span is a piece of a longer name ("" when it is not): a capitalised proper
+        noun right next to it is joined to it as a compound ("Ewan" of "Ewan McGregor" when the
+        span is "McGregor") and is no word WordNet knows, so no title ("Gen.", "Sheikh",
+        "President") or common word left out of the name. A shuffle would move half a name."""
+        span = doc.char_span(start, end, alignment_mode="expand")
+        if span is None or len(span) == 0:
+            return ""
+        wordnet = self._load_wordnet()
+        for i in (span.start - 1, span.end):
+            if not 0 <= i < len(doc):
+                continue
+            tok = doc[i]
+            if tok.pos_ != "PROPN" or not tok.is_alpha or not tok.text[:1].isupper():
+                continue
+            joined = ((span.start <= tok.head.i < span.end and tok.dep_ in _NAME_PARTS)
+                      or (span.root.head.i == tok.i and span.root.dep_ in _NAME_PARTS))
+            if joined and not wordnet.synsets(tok.lower_):
+                return f"is part of a longer name (with {tok.text!r})"
+        return ""
 
 
 def complement_patterns(verb: Any) -> list[str]:
@@ -500,6 +544,52 @@ def _inside_phrase_of(doc: Any, inner: tuple[int, int], outer: tuple[int, int]) 
     prep = head.head
     attach = prep.head
     return prep.dep_ == "prep" and outer[0] <= attach.idx < outer[1]
+
+
+def _attached_to(doc: Any, inner: tuple[int, int], outer: tuple[int, int]) -> str:
+    """The dependency by which the name at ``inner`` hangs directly on a word of the name at
+    ``outer`` ("" when it does not): a place after the place it lies in ("Birmingham, UK":
+    appos; "Mountain View, California": npadvmod), an owner ("Capt. Spastic 's Demented World":
+    poss), a modifier. Swapping the two reverses an address or rewrites one name; names
+    joined by a coordination ("Sicily and Italy"), items of a list and names standing apart
+    are not affected."""
+    head = _head(doc, *inner)
+    if head is None or head.head.i == head.i or head.dep_ not in _ATTACHED_DEPS:
+        return ""
+    if not outer[0] <= head.head.idx < outer[1]:
+        return ""
+    # The parser also reads the items of a list as appositions ("companies like TCHO, Scharffen
+    # Berger, and smaller makers"): a name that heads a coordination starts a list, not an
+    # address.
+    if head.dep_ in ("appos", "npadvmod") and any(c.dep_ in ("cc", "conj")
+                                                  for c in head.head.children):
+        return ""
+    return head.dep_
+
+
+def _named_term(head: Any) -> str:
+    """The term a common noun heads after a capitalised modifier, a name or a word made from
+    one ("the Sadr movement", "the Qing period", "the Mycenaean script", "Modern day"), or ""
+    when it heads none. Such a term is a name of its own or a fixed phrase of the field: WordNet
+    gives "move", "flow" and "hand" as synonyms of its head in senses it does not have there
+    ("the Qing flow"). A capital only the sentence's first word has does not count."""
+    if head.pos_ != "NOUN":
+        return ""
+    for child in head.lefts:
+        if (child.dep_ in ("compound", "amod", "nmod") and child.text[:1].isupper()
+                and not child.is_sent_start and child.is_alpha):
+            return head.doc[child.i:head.i + 1].text
+    return ""
+
+
+def _mentions(text: str, name: str, slots: Sequence[tuple[int, int]]) -> int:
+    """How often ``name`` stands in ``text`` as whole words, in a slot of its own or outside the
+    slots ("Africa" inside the slot "East Africa" is not a mention of Africa)."""
+    import re
+
+    return sum(1 for m in re.finditer(r"(?<!\w)" + re.escape(name) + r"(?!\w)", text)
+               if (m.start(), m.end()) in slots
+               or not any(a < m.end() and m.start() < b for a, b in slots))
 
 
 def _determiner(doc: Any, start: int, end: int) -> str:

@@ -30,7 +30,9 @@ question ("Didn't he cry?") is a second follow-up of a sentence without a negati
 """
 from __future__ import annotations
 
+import functools
 import random
+from pathlib import Path
 from typing import Any
 
 from runner.transforms.base import Transformation
@@ -354,8 +356,26 @@ def _syllables(word: str) -> int:
     return groups
 
 
+
 def _lowercase_first(token: Any) -> bool:
     word = token.text
     if token.tag_ in _PROPER_TAGS or word == "I" or not word[:1].isupper():
         return False
-    return not (len(word) > 1 and word.isupper())  # an acronym keeps its capitals
+    if len(word) > 1 and word.isupper():
+        return False  # an acronym keeps its capitals
+    return not _capitalised_word(word)
+
+
+def _capitalised_word(word: str) -> bool:
+    """Whether WordNet 3.0 writes the word only with a capital: an adjective made from a name
+    that the tagger took for a common one ("Dominican priest Heinrich Kramer was …" → "Was
+    Dominican priest …?", not "dominican"). The list is shipped (``data/capitalised_words.txt``,
+    made by ``data/build_capitalised_words.py``), so questions need no WordNet."""
+    return word in _capitalised_words()
+
+
+@functools.lru_cache(maxsize=1)
+def _capitalised_words() -> frozenset[str]:
+    path = Path(__file__).with_name("data") / "capitalised_words.txt"
+    return frozenset(line for line in path.read_text(encoding="utf-8").splitlines()
+                     if line and not line.startswith("#"))

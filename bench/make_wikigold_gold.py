@@ -1,0 +1,101 @@
+"""Builds suites/data/wikigold_{a,b}.jsonl from Wikigold (Balasuriya et al. 2009, CC BY 4.0): a
+third gold NER set, Wikipedia articles annotated in the CoNLL style (PER, LOC, ORG, MISC).
+
+Usage: python bench/make_wikigold_gold.py PATH/wikigold.conll.txt suites/data
+
+The file holds tokens and IOB1 tags, one token a line, sentences separated by blank lines and
+articles by ``-DOCSTART-``; it has no original text, so each sentence is detokenised by the
+rules of ``detokenise`` (punctuation, clitics, brackets and straight double quotes, which open
+and close in turn) and the tags become character offsets in that text. Kept: the sentences with
+at least one PER, LOC or ORG entity and at least ``MIN_TOKENS`` tokens, in the file's order.
+Articles are split whole: the first ones, up to ``PART_A`` sentences, go to part ``a`` (read
+as a fresh set), the rest to part ``b`` (kept unread for a later measurement).
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+MIN_TOKENS = 6
+PART_A = 450
+NO_SPACE_BEFORE = {",", ".", ";", ":", ")", "]", "!", "?", "%", "'s", "n't", "'re", "'d",
+                   "'ve", "'ll", "'m", "'", "...", ".."}
+NO_SPACE_AFTER = {"(", "[", "$", "#"}
+
+
+def read_articles(path: Path):
+    """Yields articles, each a list of sentences, each a list of (token, tag)."""
+    article: list[list[tuple[str, str]]] = []
+    sentence: list[tuple[str, str]] = []
+    for line in path.read_text(encoding="utf-8").splitlines() + [""]:
+        if not line.strip():
+            if sentence:
+                article.append(sentence)
+            sentence = []
+            continue
+        token, tag = line.rsplit(" ", 1)
+        if token == "-DOCSTART-":
+            if article:
+                yield article
+            article = []
+            continue
+        sentence.append((token, tag))
+    if article:
+        yield article
+
+
+def detokenise(tokens: list[str]) -> tuple[str, list[tuple[int, int]]]:
+    """The sentence's text and each token's character offsets in it."""
+    text, offsets, quote_open, glue_next = "", [], False, True
+    for tok in tokens:
+        glue = glue_next or tok in NO_SPACE_BEFORE
+        glue_next = tok in NO_SPACE_AFTER
+        if tok == '"':
+            if quote_open:
+                glue = True          # a closing quote sticks to the word before it
+            else:
+                glue_next = True     # an opening quote to the word after it
+            quote_open = not quote_open
+        if text and not glue:
+            text += " "
+        offsets.append((len(text), len(text) + len(tok)))
+        text += tok
+    return text, offsets
+
+
+def entities(tags: list[str], offsets: list[tuple[int, int]]) -> list[dict]:
+    out: list[dict] = []
+    current = None
+    for tag, (start, end) in zip(tags, offsets):
+        if tag == "O":
+            current = None
+            continue
+        prefix, label = tag.split("-", 1)
+        if prefix == "B" or current is None or current["label"] != label:
+            current = {"start": start, "end": end, "label": label}
+            out.append(current)
+        else:
+            current["end"] = end
+    return out
+
+
+def main(src: str, dest: str) -> None:
+    parts: dict[str, list[dict]] = {"a": [], "b": []}
+    for k, article in enumerate(read_articles(Path(src))):
+        rows = []
+        for j, sentence in enumerate(article):
+            text, offsets = detokenise([t for t, _ in sentence])
+            ents = entities([tag for _, tag in sentence], offsets)
+            if len(sentence) >= MIN_TOKENS and any(e["label"] != "MISC" for e in ents):
+                rows.append({"id": f"wikigold-{k:03d}-{j:03d}", "text": text, "entities": ents})
+        parts["a" if len(parts["a"]) < PART_A else "b"].extend(rows)
+    for name, rows in parts.items():
+        out = Path(dest) / f"wikigold_{name}.jsonl"
+        out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+                       encoding="utf-8")
+        print(f"{out}: {len(rows)} sentences, {sum(len(r['entities']) for r in rows)} entities")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:3])
