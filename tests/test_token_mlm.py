@@ -166,3 +166,19 @@ def test_wordnet_leaves_the_light_verbs_alone(nlp):
     masked = TokenMLM(source="masked_lm", candidate_source=FixedCandidates(), top_k=2)
     assert {"have", "make"} <= {doc[i].lemma_ for i in masked.mutable_tokens(doc, pred)}
 
+
+
+class _LightVerbCandidates(FixedCandidates):
+    def candidates(self, doc, tokens, k):
+        self.asked = [doc[i].text for i in tokens]
+        return [[("got", 1.0), ("made", 0.9), ("strolled", 0.8)] for _ in tokens]
+
+
+def test_wordnet_light_verbs_are_not_proposed_for_another_verb(nlp):
+    # "went bankrupt" → "got bankrupt": a light verb's form comes from a sense the sentence
+    # does not use; with the masked LM (which reads the context) it may be proposed
+    text = "Old teachers walked to the big house."
+    for source, kept in (("wordnet", {"strolled"}), ("masked_lm", {"got", "made", "strolled"})):
+        t = TokenMLM(source=source, candidate_source=_LightVerbCandidates(), top_k=3)
+        fs = t.generate(Sentence("s", text), Prediction(()), random.Random(0), nlp(text))
+        assert {f.meta["replacement"] for f in fs if f.meta["original"] == "walked"} == kept

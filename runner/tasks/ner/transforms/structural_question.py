@@ -185,10 +185,12 @@ def _question_edit(text: str, doc: Any, keep_case_at: frozenset[int] | set[int]
     elif root.tag_ in _DO_BY_TAG:                     # (b) do-support, base form restored
         if any(c.dep_ in _AUX_DEPS for c in root.children):
             return None  # an auxiliary we did not recognise (or before the subject): leave it
-        if any(v.lemma_.lower() == "be" or any(c.dep_ in _AUX_DEPS for c in v.children)
-               for v in _coordinated_verbs(root, finite_only=False)
-               if v.tag_ in _DO_BY_TAG):
-            return None  # "He left and was happy": do-support cannot reach "was"
+        if any(v.lemma_.lower() == "be" and v.tag_ in _DO_BY_TAG
+               or any(c.dep_ in _AUX_DEPS for c in v.children)
+               for v in _coordinated_verbs(root, finite_only=False)):
+            # "He left and was happy", "Bowling Green finished 8-5 and has finished 4-2 in the
+            # MAC East": do-support cannot reach "was" or a verb with an auxiliary of its own
+            return None
         case, verb = "do inserted", root
         moved = _DO_BY_TAG[root.tag_]
         for v in [root] + _coordinated_verbs(root):

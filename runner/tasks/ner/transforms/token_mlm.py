@@ -12,10 +12,11 @@ sentences are re-tagged together, once per batch. The paper's source is BERT (``
 auxiliaries (spaCy ``AUX``: is, has, will…) are not mutated — replacing them almost always breaks
 the sentence; follow-ups are ordered round-robin over tokens (every token's best candidate first)
 so that the per-source limit keeps a spread of positions. With the offline ``wordnet`` source,
-the light verbs (``WORDNET_LIGHT_VERBS``: have, get, make, do) are not mutated either: WordNet
-lists 13–49 senses for each and its synonyms come from senses the sentence does not use ("has an
-optimization background" → "features …", "gets …"; "had been made" → "had been gotten"), which a
-masked LM, reading the context, does not propose.
+the light verbs (``WORDNET_LIGHT_VERBS``: have, get, make, do) are neither mutated nor proposed:
+WordNet lists 13–49 senses for each and its synonyms come from senses the sentence does not use
+("has an optimization background" → "features …", "gets …"; "had been made" → "had been
+gotten"; "went bankrupt" → "got bankrupt"), which a masked LM, reading the context, does not
+propose.
 """
 from __future__ import annotations
 
@@ -29,6 +30,11 @@ from runner.tasks.ner.types import Prediction, Sentence
 
 
 WORDNET_LIGHT_VERBS = frozenset({"have", "get", "make", "do"})
+# Their forms, which are not proposed in place of another verb either ("went bankrupt" → "got
+# bankrupt", "caused a stir" → "made a stir": WordNet lists them in many senses of other verbs).
+_LIGHT_VERB_FORMS = frozenset({"have", "has", "had", "having", "get", "gets", "got", "gotten",
+                               "getting", "make", "makes", "made", "making", "do", "does", "did",
+                               "done", "doing"})
 
 
 class TokenMLM(PlannedTransformation):
@@ -100,6 +106,8 @@ class TokenMLM(PlannedTransformation):
             for rank, (word, score) in enumerate(cands):
                 new = match_case(word, tok.text)
                 if not new.isalpha() or new.lower() in seen:
+                    continue
+                if self.skip_lemmas and tok.pos_ == "VERB" and new.lower() in _LIGHT_VERB_FORMS:
                     continue
                 seen.add(new.lower())
                 proposals.append((rank, order, i, new, score))
