@@ -19,7 +19,10 @@ _INSTALL_HINTS = {
 
 
 @functools.lru_cache(maxsize=None)
-def load_spacy(model: str) -> Any:
+def load_spacy(model: str, exclude: tuple[str, ...] = ()) -> Any:
+    """The pipeline ``model`` (an installed package or a folder), once per process; without the
+    components named in ``exclude`` (a caller that reads only the entities leaves out the tagger,
+    parser and lemmatizer, which take memory)."""
     from runner.imports import import_spacy
 
     spacy = import_spacy(model)  # without PyTorch where the pipeline does not need it
@@ -29,7 +32,7 @@ def load_spacy(model: str) -> Any:
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            nlp = spacy.load(model)
+            nlp = spacy.load(model, exclude=list(exclude))
         for w in caught:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         return nlp
@@ -43,7 +46,7 @@ def load_spacy(model: str) -> Any:
             # version is in the report's table of models (pipeline_info).
             with warnings.catch_warnings():
                 warnings.filterwarnings("ignore", message=r".*\[W095\]")
-                return spacy.load(folder)
+                return spacy.load(folder, exclude=list(exclude))
         installed = sorted(spacy.util.get_installed_models())
         raise ModelNotAvailable(
             f"spaCy pipeline {model!r} cannot be loaded: it is neither an installed package nor a "

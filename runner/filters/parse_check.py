@@ -153,7 +153,10 @@ class ParseCheckFilter(Filter):
         if referee and referee_nlp is None:
             from runner.nlp import load_spacy
 
-            referee_nlp = load_spacy(referee)
+            # only its entity recogniser is read
+            referee_nlp = load_spacy(referee, exclude=("tagger", "morphologizer", "parser",
+                                                       "senter", "attribute_ruler",
+                                                       "lemmatizer"))
         self.referee_nlp = referee_nlp
         self._wordnet = wordnet
         self._frames: dict[str, frozenset[int] | None] = {}
