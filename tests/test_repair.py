@@ -253,6 +253,31 @@ def test_null_relabel_removes_the_span_and_no_candidate_changes_nothing():
     assert notes[1]["label"] is None and notes[1]["after"] == "ORGANIZATION"
 
 
+def test_a_referee_keeps_the_systems_label_unless_it_reads_the_entity_as_the_vote_does():
+    import spacy
+
+    from runner.tasks.ner.repair.relabel import referee_type
+
+    referee = spacy.blank("en")
+    referee.add_pipe("entity_ruler", name="ner").add_patterns(
+        [{"label": "GPE", "pattern": "Potosí"}, {"label": "PERSON", "pattern": "Belgrano"}])
+    text = "Belgrano marched to Potosí with the army."
+    doc = referee(text)
+    at = text.index("Potosí")
+    assert referee_type(doc, at, at + 6) == "LOCATION"            # GPE, LOC, FAC: LOCATION
+    assert referee_type(doc, 0, 8) == "PERSON"
+    assert referee_type(doc, at, at + 3) is None                  # another extent: no type
+    relabeler = Relabeler(None, None, None, Params(), max_examples=1)
+    relabeler.referee_nlp, relabeler.params.referee = referee, "ruler"
+    wrong = Relabel(Job(text, at, at + 6), "PERSON", 9.0, {"PERSON": 9.0})
+    right = Relabel(Job(text, 0, 8), "PERSON", 9.0, {"PERSON": 9.0})
+    listed = Relabel(Job(text, at, at + 6), "ORGANIZATION", 9.0, {"ORGANIZATION": 9.0},
+                     gazetteer="ORGANIZATION")
+    relabeler._referee([wrong, right, listed])
+    assert not wrong.decided and "reads it as LOCATION" in wrong.abstained
+    assert right.decided and listed.decided                   # the name lists are not asked
+
+
 # -- the four error categories on hand-made pairs -----------------------------------------------
 
 def pair(source, follow_up, replacements, n_s, n_f):

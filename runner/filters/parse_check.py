@@ -151,12 +151,9 @@ class ParseCheckFilter(Filter):
         self.nlp = nlp
         self.referee = referee
         if referee and referee_nlp is None:
-            from runner.nlp import load_spacy
+            from runner.nlp import NOT_FOR_ENTITIES, load_spacy
 
-            # only its entity recogniser is read
-            referee_nlp = load_spacy(referee, exclude=("tagger", "morphologizer", "parser",
-                                                       "senter", "attribute_ruler",
-                                                       "lemmatizer"))
+            referee_nlp = load_spacy(referee, exclude=NOT_FOR_ENTITIES)  # entities only
         self.referee_nlp = referee_nlp
         self._wordnet = wordnet
         self._frames: dict[str, frozenset[int] | None] = {}

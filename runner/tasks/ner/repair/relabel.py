@@ -467,12 +467,17 @@ class Params:
     # (:mod:`~runner.tasks.ner.repair.gazetteer`) takes that type, whatever the vote.
     vote_labels: str = "any"
     gazetteer: bool = False
+    # Not in the paper: a relabel the vote decided (not the name lists) is applied only when a
+    # second, independent entity recogniser (``referee``, a spaCy pipeline) reads the entity in
+    # its sentence the same way; otherwise the system's label stays.
+    referee: str | None = None
 
     @classmethod
     def from_config(cls, cfg: dict[str, Any]) -> "Params":
         return cls(cfg["PThreshold"], cfg["SThreshold"], cfg["k"], cfg["alpha"], cfg["lambda"],
                    int(cfg.get("min_votes", 1)), float(cfg.get("min_share", 0.0)),
-                   str(cfg.get("vote_labels", "any")), bool(cfg.get("gazetteer", False)))
+                   str(cfg.get("vote_labels", "any")), bool(cfg.get("gazetteer", False)),
+                   cfg.get("referee"))
 
 
 class Relabeler:
@@ -487,6 +492,11 @@ class Relabeler:
         self.params = params
         self.max_examples = max_examples
         self.mutants_queried = 0
+        self.referee_nlp = None
+        if params.referee:
+            from runner.nlp import NOT_FOR_ENTITIES, load_spacy
+
+            self.referee_nlp = load_spacy(params.referee, exclude=NOT_FOR_ENTITIES)
 
     def relabel(self, jobs: Sequence[Job]) -> dict[Job, Relabel]:
         jobs = list(dict.fromkeys(jobs))
@@ -496,7 +506,23 @@ class Relabeler:
         self._vote(jobs, results)
         if self.params.gazetteer:
             self._gazetteer(results.values())
+        if self.referee_nlp is not None:
+            self._referee(results.values())
         return results
+
+    def _referee(self, results: Iterable[Relabel]) -> None:
+        """A relabel the vote decided stands only when the referee reads the entity, in its
+        sentence, as the vote does (a name the lists typed is not asked)."""
+        from runner.nlp import doc_store
+
+        asked = [r for r in results if r.decided and r.gazetteer is None]
+        texts = list(dict.fromkeys(r.job.text for r in asked))
+        docs = dict(zip(texts, doc_store(self.referee_nlp).docs(texts, ["ner"])))
+        for r in asked:
+            kind = referee_type(docs[r.job.text], r.job.start, r.job.end)
+            if kind != r.label:
+                r.abstained = (f"the referee ({self.params.referee}) reads it as "
+                               f"{kind or 'no name'}")
 
     def _vote(self, jobs: list[Job], results: dict[Job, Relabel]) -> None:
         survivors: list[Mutant] = []
@@ -568,6 +594,23 @@ class Relabeler:
                 continue
             r.gazetteer, r.label, r.abstained = typ, typ, ""
             r.p_score = sum(r.scores.values())
+
+
+#: OntoNotes labels of a spaCy referee → the common types (others: no type of the three)
+_REFEREE_TYPES = {"PERSON": "PERSON", "GPE": "LOCATION", "LOC": "LOCATION", "FAC": "LOCATION",
+                  "ORG": "ORGANIZATION"}
+
+
+def referee_type(doc: Any, start: int, end: int) -> str | None:
+    """The common type a referee's entity exactly at ``start:end`` has (a leading "the" aside),
+    or None: no entity there, one of another extent, or of another type than the three."""
+    for ent in doc.ents:
+        a = ent.start_char
+        if doc.text[a:a + 4].lower() == "the " and a + 4 <= start:
+            a += 4
+        if (a, ent.end_char) == (start, end) or (ent.start_char, ent.end_char) == (start, end):
+            return _REFEREE_TYPES.get(ent.label_)
+    return None
 
 
 def repaired(prediction: Sequence[Span],
