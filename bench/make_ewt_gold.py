@@ -13,13 +13,12 @@ most one-line e-mail headers and short review fragments have neither), in the fi
 """
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from make_pud_gold import read_sentences, spans  # noqa: E402
+from make_pud_gold import read_sentences, spans, write_part  # noqa: E402
 
 MIN_TOKENS = 6
 
@@ -31,10 +30,7 @@ def main(src: str, dest: str) -> None:
             entities = spans(text, tokens, sid)
             if entities and len(tokens) >= MIN_TOKENS:
                 rows.append({"id": f"ewt-{sid}", "text": text, "entities": entities})
-        out = Path(dest) / f"ewt_{part}.jsonl"
-        out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
-                       encoding="utf-8")
-        print(f"{out}: {len(rows)} sentences, {sum(len(r['entities']) for r in rows)} entities")
+        write_part(Path(dest) / f"ewt_{part}.jsonl", rows)
 
 
 if __name__ == "__main__":

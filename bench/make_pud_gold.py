@@ -37,12 +37,22 @@ def read_sentences(path: Path):
 
 
 def spans(text: str, tokens: list[tuple[str, str]], sid: str) -> list[dict]:
-    pos, out, current = 0, [], None
-    for tok, tag in tokens:
+    pos, offsets = 0, []
+    for tok, _tag in tokens:
         start = text.find(tok, pos)
         if start < 0 or text[pos:start].strip():
             raise ValueError(f"{sid}: token {tok!r} not found after offset {pos} in {text!r}")
-        end = pos = start + len(tok)
+        pos = start + len(tok)
+        offsets.append((start, pos))
+    return tag_spans([tag for _, tag in tokens], offsets)
+
+
+def tag_spans(tags: list[str], offsets: list[tuple[int, int]]) -> list[dict]:
+    """Entities ({start, end, label}) of BIO or IOB1 tags at the tokens' character offsets: a
+    B- tag, or a label other than the previous token's, starts a new entity."""
+    out: list[dict] = []
+    current = None
+    for tag, (start, end) in zip(tags, offsets):
         if tag == "O":
             current = None
             continue
@@ -55,6 +65,13 @@ def spans(text: str, tokens: list[tuple[str, str]], sid: str) -> list[dict]:
     return out
 
 
+def write_part(path: Path, rows: list[dict]) -> None:
+    """One gold file: a JSON object a line; prints its size."""
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+                    encoding="utf-8")
+    print(f"{path}: {len(rows)} sentences, {sum(len(r['entities']) for r in rows)} entities")
+
+
 def main(src: str, dest: str) -> None:
     docs: dict[str, list[dict]] = {}
     for doc, sid, text, tokens in read_sentences(Path(src)):
@@ -65,11 +82,7 @@ def main(src: str, dest: str) -> None:
         tune = docs[doc][0]["id"].startswith("pud-n") and k % 5 in (1, 3)
         parts["tune" if tune else "measure"].extend(docs[doc])
     for name, rows in parts.items():
-        out = Path(dest) / f"pud_{name}.jsonl"
-        out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
-                       encoding="utf-8")
-        print(f"{out}: {len(rows)} sentences, "
-              f"{sum(len(r['entities']) for r in rows)} entities")
+        write_part(Path(dest) / f"pud_{name}.jsonl", rows)
 
 
 if __name__ == "__main__":

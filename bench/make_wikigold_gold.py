@@ -13,9 +13,12 @@ as a fresh set), the rest to part ``b`` (kept unread for a later measurement).
 """
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from make_pud_gold import tag_spans, write_part  # noqa: E402
 
 MIN_TOKENS = 6
 PART_A = 450
@@ -64,37 +67,18 @@ def detokenise(tokens: list[str]) -> tuple[str, list[tuple[int, int]]]:
     return text, offsets
 
 
-def entities(tags: list[str], offsets: list[tuple[int, int]]) -> list[dict]:
-    out: list[dict] = []
-    current = None
-    for tag, (start, end) in zip(tags, offsets):
-        if tag == "O":
-            current = None
-            continue
-        prefix, label = tag.split("-", 1)
-        if prefix == "B" or current is None or current["label"] != label:
-            current = {"start": start, "end": end, "label": label}
-            out.append(current)
-        else:
-            current["end"] = end
-    return out
-
-
 def main(src: str, dest: str) -> None:
     parts: dict[str, list[dict]] = {"a": [], "b": []}
     for k, article in enumerate(read_articles(Path(src))):
         rows = []
         for j, sentence in enumerate(article):
             text, offsets = detokenise([t for t, _ in sentence])
-            ents = entities([tag for _, tag in sentence], offsets)
+            ents = tag_spans([tag for _, tag in sentence], offsets)
             if len(sentence) >= MIN_TOKENS and any(e["label"] != "MISC" for e in ents):
                 rows.append({"id": f"wikigold-{k:03d}-{j:03d}", "text": text, "entities": ents})
         parts["a" if len(parts["a"]) < PART_A else "b"].extend(rows)
     for name, rows in parts.items():
-        out = Path(dest) / f"wikigold_{name}.jsonl"
-        out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
-                       encoding="utf-8")
-        print(f"{out}: {len(rows)} sentences, {sum(len(r['entities']) for r in rows)} entities")
+        write_part(Path(dest) / f"wikigold_{name}.jsonl", rows)
 
 
 if __name__ == "__main__":
