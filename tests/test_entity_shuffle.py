@@ -59,3 +59,15 @@ def test_a_leading_article_takes_the_case_of_where_the_name_lands():
     pred = Prediction((Span(0, 16, "ORGANIZATION"), Span(22, 43, "ORGANIZATION")))
     [f] = EntityShuffle().generate(Sentence("s", text), pred, random.Random(0))
     assert f.text == "The Fairfax Connector runs Veolia Transport."
+
+
+def test_a_the_inside_the_sentence_is_part_of_the_name_and_stays():
+    text = "He played the music for Tyrone Power's hands in The Eddy Duchin Story (1956)."
+    tp, ed = text.index("Tyrone Power's"), text.index("The Eddy Duchin Story")
+    pred = Prediction((Span(tp, tp + 14, "ORGANIZATION"), Span(ed, ed + 21, "ORGANIZATION")))
+    for seed in range(10):
+        for f in EntityShuffle(follow_ups=3).generate(Sentence("s", text), pred,
+                                                      random.Random(seed)):
+            # no follow-up that only recases a name left in its place
+            assert f.text != text and "the Eddy" not in f.text
+            assert f.text.startswith("He played the music for The Eddy Duchin Story hands")

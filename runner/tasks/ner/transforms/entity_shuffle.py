@@ -45,7 +45,11 @@ class EntityShuffle(Transformation):
                 texts = [s.text_in(text) for s in spans]
                 perm = texts[:]
                 rng.shuffle(perm)
-                replacements += [Replacement(s.start, s.end, _article_case(text, s.start, new))
+                origin = {}
+                for s, name in zip(spans, texts):
+                    origin.setdefault(name, s.start)
+                replacements += [Replacement(s.start, s.end,
+                                             _article_case(text, s.start, new, origin[new]))
                                  for s, new in zip(spans, perm)]
                 moved[label] = perm
             follow_up = FollowUp.from_replacements(text, replacements, self.name, order=moved)
@@ -55,14 +59,19 @@ class EntityShuffle(Transformation):
         return out
 
 
-def _article_case(text: str, start: int, name: str) -> str:
+def _article_case(text: str, start: int, name: str, origin: int) -> str:
     """A name's leading article takes the case of where the name lands: "The Fairfax Connector"
-    moved from the sentence's start reads "operated by the Fairfax Connector", and "the BBC"
-    moved to the start "The BBC …"."""
-    if name[:4] not in ("The ", "the "):
-        return name
-    first = not text[:start].strip(" \"'“‘(")
-    return ("The " if first else "the ") + name[4:]
+    moved from the sentence's start (``origin``) reads "operated by the Fairfax Connector", and
+    "the BBC" moved to the start "The BBC …". A "The" written inside the sentence is part of the
+    name ("in The Eddy Duchin Story") and stays."""
+    def first(at: int) -> bool:
+        return not text[:at].strip(" \"'“‘(")
+
+    if name[:4] == "the " and first(start):
+        return "The " + name[4:]
+    if name[:4] == "The " and first(origin) and not first(start):
+        return "the " + name[4:]
+    return name
 
 
 def _non_overlapping(spans: Sequence[Span]) -> list[Span]:
