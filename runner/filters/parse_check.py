@@ -22,7 +22,8 @@ follow-up that fails any check is dropped; the reasons are recorded in
 2. ``replaced`` — a replaced region (a word, a noun phrase, a shuffled entity) keeps the role
    of what it replaced: an argument (subject, object, object of a preposition, apposition, …;
    a conjunct takes its coordination's role) stays an argument, a modifier (compound, nominal,
-   adjectival or numeric modifier) a modifier.
+   adjectival or numeric modifier) a modifier; a noun that heads a term after a name ("the Qing
+   period") is not replaced.
 3. ``verb_frames`` — a replaced verb must license the complements the original has: for each
    complement pattern the original verb uses (direct object or passive, finite clause,
    to-infinitive, bare infinitive, -ing clause, adjective complement, two objects) and that
@@ -42,13 +43,20 @@ follow-up that fails any check is dropped; the reasons are recorded in
    a name has no role), and must move to a slot of the same role (argument, modifier or
    predicate nominal: "was Gravity", "became St. Rastislav"), after the same article ("the UK"
    → "the Hong Kong" fails), in or out of quotation marks alike (a quoted name is a title), and
-   not swap with a name in its own phrase ("Findings on the Worst Forms of Child Labor").
-   This is where shuffles of entities the system typed or spanned wrongly are caught
-   ("Indigenous" as an organisation, "Twitter" as a person in "a Twitter account").
+   not swap with a name in its own phrase ("Findings on the Worst Forms of Child Labor") or one
+   hanging on it ("Birmingham, UK"). A place of an address does not change ("Sandy Hook,
+   Maryland"; from the parse, or "place, country or US state" in the text), a repeated name
+   moves in all its mentions or none, a name cut from a longer one does not move ("McGregor" of
+   "Ewan McGregor"), and what stands around a slot must fit the name moved there (no article
+   after a possessive, no doubled word, no bare possessive apostrophe after a name not ending
+   in s, no name in another name's alias in brackets). This is where shuffles of entities the
+   system typed or spanned wrongly are caught ("Indigenous" as an organisation, "Twitter" as a
+   person in "a Twitter account").
 4b. ``entity_types`` — a shuffled name that WordNet 3.0 knows (an instance such as "El Greco",
    or a name headed by a common noun such as "the Franco-Monegasque Treaty") must have a sense
    of the type the system gave it (``TYPE_LEXNAMES``); otherwise the shuffle swaps unlike things
-   and its violation only repeats the source's typing error.
+   and its violation only repeats the source's typing error. With a ``referee`` (a second spaCy
+   pipeline), its entity recogniser must read all the names a type's shuffle moves as one kind.
 5. ``question_front`` — the auxiliary of a yes/no question goes first (after opening punctuation
    or a coordinating conjunction, or after a phrase set off by a comma: "In 2019, did …?");
    after a fronted phrase without the comma ("Earlier this year was Seagal given …?"), or
