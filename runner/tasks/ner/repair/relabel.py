@@ -596,20 +596,14 @@ class Relabeler:
             r.p_score = sum(r.scores.values())
 
 
-#: OntoNotes labels of a spaCy referee → the common types (others: no type of the three)
-_REFEREE_TYPES = {"PERSON": "PERSON", "GPE": "LOCATION", "LOC": "LOCATION", "FAC": "LOCATION",
-                  "ORG": "ORGANIZATION"}
-
-
 def referee_type(doc: Any, start: int, end: int) -> str | None:
     """The common type a referee's entity exactly at ``start:end`` has (a leading "the" aside),
     or None: no entity there, one of another extent, or of another type than the three."""
-    for ent in doc.ents:
-        a = ent.start_char
-        if doc.text[a:a + 4].lower() == "the " and a + 4 <= start:
-            a += 4
-        if (a, ent.end_char) == (start, end) or (ent.start_char, ent.end_char) == (start, end):
-            return _REFEREE_TYPES.get(ent.label_)
+    from runner.nlp import ONTONOTES_TYPES, entity_readings
+
+    for a, b, label in entity_readings(doc):
+        if (a, b) == (start, end):
+            return ONTONOTES_TYPES.get(label)
     return None
 
 

@@ -34,6 +34,8 @@ class EntityShuffle(Transformation):
         groups = {t: ss for t, ss in groups.items() if len({s.text_in(text) for s in ss}) >= 2}
         if not groups:
             return []
+        # where each name first stands (a leading "The" there is recased where it lands)
+        origin = {t: {s.text_in(text): s.start for s in reversed(ss)} for t, ss in groups.items()}
         out: list[FollowUp] = []
         seen = {text}
         for _ in range(self.follow_ups * _ATTEMPTS_PER_FOLLOW_UP):
@@ -45,11 +47,8 @@ class EntityShuffle(Transformation):
                 texts = [s.text_in(text) for s in spans]
                 perm = texts[:]
                 rng.shuffle(perm)
-                origin = {}
-                for s, name in zip(spans, texts):
-                    origin.setdefault(name, s.start)
                 replacements += [Replacement(s.start, s.end,
-                                             _article_case(text, s.start, new, origin[new]))
+                                             _article_case(text, s.start, new, origin[label][new]))
                                  for s, new in zip(spans, perm)]
                 moved[label] = perm
             follow_up = FollowUp.from_replacements(text, replacements, self.name, order=moved)

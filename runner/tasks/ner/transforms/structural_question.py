@@ -358,7 +358,6 @@ def _syllables(word: str) -> int:
     return groups
 
 
-
 def _lowercase_first(token: Any) -> bool:
     word = token.text
     if token.tag_ in _PROPER_TAGS or word == "I" or not word[:1].isupper():

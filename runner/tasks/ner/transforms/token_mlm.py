@@ -20,6 +20,7 @@ propose.
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Sequence
 
 from runner.nlp import doc_store
@@ -30,11 +31,18 @@ from runner.tasks.ner.types import Prediction, Sentence
 
 
 WORDNET_LIGHT_VERBS = frozenset({"have", "get", "make", "do"})
-# Their forms, which are not proposed in place of another verb either ("went bankrupt" → "got
-# bankrupt", "caused a stir" → "made a stir": WordNet lists them in many senses of other verbs).
-_LIGHT_VERB_FORMS = frozenset({"have", "has", "had", "having", "get", "gets", "got", "gotten",
-                               "getting", "make", "makes", "made", "making", "do", "does", "did",
-                               "done", "doing"})
+
+
+@functools.lru_cache(maxsize=1)
+def _light_verb_forms() -> frozenset[str]:
+    """Every form of the light verbs (lemminflect, which the wordnet source inflects with): not
+    proposed in place of another verb either ("went bankrupt" → "got bankrupt", "caused a stir"
+    → "made a stir": WordNet lists them in many senses of other verbs)."""
+    import lemminflect
+
+    return WORDNET_LIGHT_VERBS | {form for verb in WORDNET_LIGHT_VERBS
+                                  for forms in lemminflect.getAllInflections(verb, "VERB").values()
+                                  for form in forms}
 
 
 class TokenMLM(PlannedTransformation):
@@ -55,6 +63,7 @@ class TokenMLM(PlannedTransformation):
         self.source = candidate_source or make_source(source, masked_lm=masked_lm, vectors=vectors,
                                                       device=device, fp16=fp16,
                                                       batch_size=batch_size)
+        self.skip_forms = _light_verb_forms() if source == "wordnet" else frozenset()
         from runner.nlp import load_spacy
 
         self.tagger_name = tagger
@@ -107,7 +116,7 @@ class TokenMLM(PlannedTransformation):
                 new = match_case(word, tok.text)
                 if not new.isalpha() or new.lower() in seen:
                     continue
-                if self.skip_lemmas and tok.pos_ == "VERB" and new.lower() in _LIGHT_VERB_FORMS:
+                if tok.pos_ == "VERB" and new.lower() in self.skip_forms:
                     continue
                 seen.add(new.lower())
                 proposals.append((rank, order, i, new, score))
