@@ -97,8 +97,11 @@ class Engine:
     def build(self, background: bool = True) -> None:
         """Build every component. With ``background`` the models of the filters and the
         analyzer load on a thread while the run begins (see :class:`Loader`)."""
+        from runner.models import runtime
         from runner.nlp import Parser
 
+        # Notices of the model layer (an ONNX Runtime copy being made, a model left on torch).
+        runtime.set_notify(self.log)
         cfg = self.cfg
         registries = self.task.registries()
         SUTS, TRANSFORMATIONS = registries["sut"], registries["transformations"]

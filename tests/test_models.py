@@ -13,6 +13,9 @@ from tests import tiny_models  # noqa: E402
 
 @pytest.fixture(autouse=True)
 def _offline_and_fresh(monkeypatch):
+    # These tests check the torch runtime's algorithms against torch itself; the ONNX Runtime
+    # copies are checked against them in test_runtime.py.
+    monkeypatch.setenv("MTRUN_RUNTIME", "torch")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     models.clear()
     yield

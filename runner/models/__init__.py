@@ -12,6 +12,10 @@ Public API (importing this package imports no model library; the ``get_*`` funct
   ``components.models`` in results.json), :func:`clear`
 - :class:`~runner.errors.ModelNotAvailable` (exit 4) when a model cannot be found offline.
 
+On a CPU the encoder and the ``pll`` scorer run in ONNX Runtime where it is installed, from
+copies exported once and cached (:mod:`runner.models.runtime`; ``MTRUN_RUNTIME=torch`` turns it
+off).
+
 Models are cached by (kind, name, device, precision): a masked LM used by a transformation and
 by a scorer is loaded once. ``batch_size`` is not part of the weights' key; each distinct
 batch size gets its own light wrapper around the same weights.
@@ -79,11 +83,50 @@ def get_masked_lm(name_or_path: str = DEFAULT_MASKED_LM, device: str = "auto", f
                     device, fp16, batch_size, max_length)
 
 
+def _onnx(kind: str, name: str, device: str, batch_size: int, max_length: int) -> Any:
+    """The model's ONNX Runtime wrapper (:mod:`runner.models.runtime`) when it should run there
+    and its copy can be made; else None (it runs on torch; the reason is logged and described)."""
+    from runner.models import runtime
+
+    if batch_size < 1:
+        raise ValueError("batch_size must be ≥ 1")
+    if not runtime.use_onnx(resolve_device(device)):
+        return None
+    with _lock:
+        wkey = ("onnx", kind, name, batch_size, max_length)
+        if wkey in _wrappers:
+            return _wrappers[wkey]
+    try:
+        copy = runtime.load_copy(kind, name)
+    except runtime.ExportFailed as e:
+        if runtime.choice() == "onnx":
+            raise ModelNotAvailable(f"{name}: no ONNX Runtime copy ({e}); unset "
+                                    f"{runtime.ENV} to run it on torch") from e
+        if (kind, name) not in runtime.FALLBACKS:
+            runtime.FALLBACKS[(kind, name)] = str(e)
+            runtime.notify(f"{name} runs on torch, not ONNX Runtime: {e}")
+        return None
+    if kind == "encoder":
+        from runner.models.encoder import OnnxTextEncoder as cls
+    else:
+        from runner.models.mlm import OnnxMaskedLM as cls
+    src = locate(name, allow_hub=False)
+    with _lock:
+        if wkey not in _wrappers:
+            _wrappers[wkey] = cls(copy, name=name, where=src.where if src else "cache",
+                                  batch_size=batch_size, max_length=max_length)
+        return _wrappers[wkey]
+
+
 def get_encoder(name_or_path: str = OFFLINE_ENCODER, device: str = "auto", fp16: bool = False,
                 batch_size: int = 32, max_length: int = 256) -> Any:
-    """A text encoder (``AutoModel``: last hidden states), loaded once per process."""
+    """A text encoder (``AutoModel``: last hidden states), loaded once per process; on a CPU in
+    ONNX Runtime where it is installed (:mod:`runner.models.runtime`)."""
     from runner.models.encoder import TextEncoder
 
+    fast = _onnx("encoder", name_or_path, device, batch_size, max_length)
+    if fast is not None:
+        return fast
     return _wrapped(TextEncoder, "encoder", "AutoModel", "encoder", name_or_path, device, fp16,
                     batch_size, max_length)
 
@@ -100,7 +143,9 @@ def get_scorer(kind: str, name: str | None = None, device: str = "auto", fp16: b
     if kind == "pll":
         from runner.models.scorers import PLLScorer
 
-        mlm = get_masked_lm(name or OFFLINE_MASKED_LM, device, fp16, batch_size, max_length)
+        mlm = _onnx("pll", name or OFFLINE_MASKED_LM, device, batch_size, max_length)
+        if mlm is None:
+            mlm = get_masked_lm(name or OFFLINE_MASKED_LM, device, fp16, batch_size, max_length)
         with _lock:
             key = ("pll", id(mlm))
             if key not in _wrappers:
@@ -132,6 +177,9 @@ def loaded() -> list[dict[str, Any]]:
 
 def clear() -> None:
     """Forget every loaded model (tests; freeing memory between runs in one process)."""
+    from runner.models import runtime
+
     with _lock:
         _weights.clear()
         _wrappers.clear()
+        runtime.forget()

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from runner.models.loading import LoadedModel, map_chunks, pad_batch
+from runner.models.loading import LoadedModel, map_chunks, pad_arrays, pad_batch
 from runner.models.mlm import _order_by_length
+from runner.models.runtime import OnnxModel
 
 SpanInput = tuple[str, int, int]     # (text, char_start, char_end)
 
@@ -50,29 +51,24 @@ class TextEncoder(LoadedModel):
         row): every pass of a bucket has one shape, and a row's arithmetic is the same whatever
         else shares its pass."""
         import numpy as np
-        import torch
 
         texts = list(dict.fromkeys(t for t, _, _ in spans))
         index = {t: i for i, t in enumerate(texts)}
-        enc = self.tokenizer(texts, truncation=True, max_length=self.max_length,
-                             return_offsets_mapping=True)
-        hidden_size = self.model.config.hidden_size
-        out = np.full((len(spans), hidden_size), np.nan, dtype=np.float32)
+        input_ids, offset_mapping = self._tokenize(texts)
+        out = np.full((len(spans), self.hidden_size), np.nan, dtype=np.float32)
         wanted: dict[int, list[int]] = {}
         for n, (t, _, _) in enumerate(spans):
             wanted.setdefault(index[t], []).append(n)
         size = batch_size or self.batch_size
-        lengths = [len(x) for x in enc["input_ids"]]
+        lengths = [len(x) for x in input_ids]
 
         def forward(chunk: list[int]) -> Any:
-            rows = [enc["input_ids"][i] for i in chunk]
+            rows = [input_ids[i] for i in chunk]
             width = None
             if fixed_shapes:
                 rows += [rows[0]] * (size - len(rows))
                 width = _bucket(max(len(r) for r in rows), self.max_length)
-            ids, att = pad_batch(rows, self.tokenizer.pad_token_id, self.device, width=width)
-            with torch.inference_mode():
-                return self.model(input_ids=ids, attention_mask=att).last_hidden_state.float().cpu()
+            return self._hidden(rows, width)
 
         if fixed_shapes:
             buckets: dict[int, list[int]] = {}
@@ -82,17 +78,42 @@ class TextEncoder(LoadedModel):
                       for k in range(0, len(b), size)]
         else:
             chunks = _order_by_length(lengths, size)
-        for chunk, h in zip(chunks, map_chunks(forward, chunks, self.device)):
+        for chunk, h in zip(chunks, self._map(forward, chunks)):
             self.count_pass()
             for j, i in enumerate(chunk):
-                offsets = enc["offset_mapping"][i]
+                offsets = offset_mapping[i]
                 for n in wanted[i]:
                     _, cs, ce = spans[n]
                     cover = [p for p, (s, e) in enumerate(offsets)
                              if e > s and s < ce and e > cs] if ce > cs else []
                     if cover:
-                        out[n] = h[j, cover].mean(0).numpy()
+                        out[n] = self._mean(h, j, cover)
         return out
+
+    # -- what a runtime provides (torch here; runner.models.runtime.OnnxTextEncoder) -------
+    @property
+    def hidden_size(self) -> int:
+        return self.model.config.hidden_size
+
+    def _tokenize(self, texts: list[str]) -> tuple[list[list[int]], list[list[tuple[int, int]]]]:
+        enc = self.tokenizer(texts, truncation=True, max_length=self.max_length,
+                             return_offsets_mapping=True)
+        return enc["input_ids"], enc["offset_mapping"]
+
+    def _hidden(self, rows: list[list[int]], width: int | None) -> Any:
+        """One pass: the last hidden states of ``rows`` (right-padded to ``width``)."""
+        import torch
+
+        ids, att = pad_batch(rows, self.tokenizer.pad_token_id, self.device, width=width)
+        with torch.inference_mode():
+            return self.model(input_ids=ids, attention_mask=att).last_hidden_state.float().cpu()
+
+    def _map(self, fn: Any, chunks: list[list[int]]) -> list[Any]:
+        return map_chunks(fn, chunks, self.device)
+
+    @staticmethod
+    def _mean(h: Any, j: int, cover: list[int]) -> Any:
+        return h[j, cover].mean(0).numpy()
 
     def span_similarity(self, pairs: Sequence[tuple[SpanInput, SpanInput]]) -> list[float]:
         """Cosine of each (original span, replacement span) pair, all embedded in one batch."""
@@ -100,3 +121,23 @@ class TextEncoder(LoadedModel):
             return []
         vecs = self.embed_spans([p[0] for p in pairs] + [p[1] for p in pairs])
         return [float(x) for x in cosine(vecs[:len(pairs)], vecs[len(pairs):])]
+
+
+class OnnxTextEncoder(OnnxModel, TextEncoder):
+    """The encoder's passes in ONNX Runtime, from a checked copy of the model
+    (:mod:`runner.models.runtime`): the same spans, batches and padding as on torch."""
+
+    @property
+    def hidden_size(self) -> int:
+        return int(self.copy.meta["hidden_size"])
+
+    def _tokenize(self, texts: list[str]) -> tuple[list[list[int]], list[list[tuple[int, int]]]]:
+        return self._tokens.encode(texts)
+
+    def _hidden(self, rows: list[list[int]], width: int | None) -> Any:
+        ids, att = pad_arrays(rows, self._pad, width)
+        return self.copy.run(input_ids=ids, attention_mask=att)
+
+    @staticmethod
+    def _mean(h: Any, j: int, cover: list[int]) -> Any:
+        return h[j, cover].mean(0)

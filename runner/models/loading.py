@@ -52,10 +52,20 @@ class LoadedModel:
         with self._passes_lock:
             self.forward_passes += 1
 
+    @property
+    def model_class(self) -> str:
+        return type(self.model).__name__
+
     def describe(self) -> dict[str, Any]:
-        return {"role": self.role, "backend": f"transformers:{type(self.model).__name__}",
-                "name": self.name, "device": self.device, "dtype": self.dtype,
-                "source": self.where, "batch_size": self.batch_size}
+        from runner.models.runtime import FALLBACKS
+
+        d = {"role": self.role, "backend": f"transformers:{self.model_class}",
+             "name": self.name, "device": self.device, "dtype": self.dtype,
+             "source": self.where, "batch_size": self.batch_size, "runtime": "torch"}
+        why = FALLBACKS.get((self.role, self.name))
+        if why:
+            d["runtime_note"] = f"not in ONNX Runtime: {why}"
+        return d
 
 
 def pad_batch(rows: Any, pad_id: int | None, device: Any = "cpu",
@@ -75,30 +85,62 @@ def pad_batch(rows: Any, pad_id: int | None, device: Any = "cpu",
     return ids.to(device), att.to(device)
 
 
+def pad_arrays(rows: Any, pad_id: int | None, width: int | None = None) -> tuple[Any, Any]:
+    """:func:`pad_batch` as numpy ``int64`` arrays (for ONNX Runtime)."""
+    import numpy as np
+
+    rows = list(rows)
+    width = max([width or 0] + [len(r) for r in rows])
+    ids = np.full((len(rows), width), pad_id or 0, dtype=np.int64)
+    att = np.zeros((len(rows), width), dtype=np.int64)
+    for i, r in enumerate(rows):
+        ids[i, :len(r)] = r
+        att[i, :len(r)] = 1
+    return ids, att
+
+
 _CPU_WORKERS: int | None = None
 
 
 def cpu_workers() -> int:
     """How many threads run CPU model passes: torch's own thread count as the process started
-    (its default is the cores available; ``OMP_NUM_THREADS`` or ``MTRUN_THREADS`` sets it)."""
+    (its default is the cores available; ``OMP_NUM_THREADS`` or ``MTRUN_THREADS`` sets it).
+    Where torch is not loaded (the models run in ONNX Runtime), the cores this process may use,
+    or ``OMP_NUM_THREADS``."""
     global _CPU_WORKERS
     if _CPU_WORKERS is None:
-        import torch
-
         env = os.environ.get("MTRUN_THREADS", "").strip()
-        _CPU_WORKERS = max(1, int(env)) if env.isdigit() else max(1, torch.get_num_threads())
+        if env.isdigit():
+            _CPU_WORKERS = max(1, int(env))
+        elif "torch" in sys.modules:
+            import torch
+
+            _CPU_WORKERS = max(1, torch.get_num_threads())
+        else:
+            omp = os.environ.get("OMP_NUM_THREADS", "").strip()
+            cores = (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                     else os.cpu_count() or 1)
+            _CPU_WORKERS = max(1, int(omp) if omp.isdigit() else cores)
     return _CPU_WORKERS
 
 
-def map_chunks(fn: Callable[[Any], Any], chunks: Sequence[Any], device: Any = "cpu") -> list[Any]:
+def map_chunks(fn: Callable[[Any], Any], chunks: Sequence[Any], device: Any = "cpu", *,
+               torch_passes: bool = True) -> list[Any]:
     """``[fn(chunk) for chunk in chunks]``, in order. On the CPU with more than one core the
     chunks run side by side on threads, each pass single-threaded: a small model's matrix
     products split across cores by torch spend much of their time waiting for one another
     (and on a machine shared with other work far more), whole passes in parallel do not. On a
-    GPU the passes go one after another. Each chunk's result is what it would be alone."""
+    GPU the passes go one after another. Each chunk's result is what it would be alone.
+    ``torch_passes=False``: the passes are not torch's (ONNX Runtime sessions, one thread a
+    pass of their own), so torch's thread count is left alone (and torch not imported)."""
     chunks = list(chunks)
     if not str(device).startswith("cpu"):
         return [fn(c) for c in chunks]
+    if not torch_passes:
+        workers = min(cpu_workers(), len(chunks))
+        if workers <= 1:
+            return [fn(c) for c in chunks]
+        return list(_model_pool(workers).map(fn, chunks))
     # Every CPU pass is single-threaded, one chunk or many: torch's thread count changes how a
     # matrix product is split and so the last bits of its result, and a pass must not depend on
     # whether another map_chunks (the engine's other thread) happens to run at the same time.
@@ -146,10 +188,21 @@ def _model_pool(workers: int) -> Any:
     return pool
 
 
+def gpu_possible() -> bool:
+    """False when this machine certainly has no GPU torch could use (Linux without the device
+    files of NVIDIA's, AMD's or WSL's drivers), so that ``auto`` need not import torch to ask."""
+    if not sys.platform.startswith("linux"):
+        return True
+    return any(os.path.exists(p) for p in ("/dev/nvidiactl", "/dev/nvidia0", "/proc/driver/nvidia",
+                                           "/dev/kfd", "/dev/dxg"))
+
+
 def resolve_device(device: str) -> str:
     """``auto`` → ``cuda`` when torch is installed and sees a GPU, else ``cpu``."""
     if device != "auto":
         return device
+    if "torch" not in sys.modules and not gpu_possible():
+        return "cpu"
     if "torch" not in sys.modules:
         try:
             if importlib.util.find_spec("torch") is None:

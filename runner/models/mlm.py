@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence, Union
 
-from runner.models.loading import LoadedModel, map_chunks, pad_batch
+from runner.models.loading import LoadedModel, map_chunks, pad_arrays, pad_batch
+from runner.models.runtime import OnnxModel
 
 # One masked input: a text containing the mask token exactly once, or (words, index) meaning
 # "these words, with words[index] masked".
@@ -180,33 +181,81 @@ class MaskedLM(LoadedModel):
         """Mean log-probability of each text's tokens, each predicted with only itself masked
         (Salazar et al. 2020). All masked copies of all texts go through the model together, in
         chunks of ``batch_size``: one pass per chunk, not one per token."""
+        return _pseudo_log_likelihood(self, texts)
+
+    def _encode_texts(self, texts: Sequence[str]) -> list[list[int]]:
+        return [self.tokenizer(t, truncation=True, max_length=self.max_length)["input_ids"]
+                for t in texts]
+
+    def _log_probs(self, rows: list[list[int]], positions: list[int], gold: list[int]) -> list[float]:
+        """log p(gold token) at one masked position per row (one pass)."""
         import torch
 
-        encoded = [self.tokenizer(t, truncation=True, max_length=self.max_length)["input_ids"]
-                   for t in texts]
-        special = set(self.special_ids)
-        variants: list[tuple[int, int, int]] = []   # (text index, position, original id)
-        for n, ids in enumerate(encoded):
-            variants += [(n, p, t) for p, t in enumerate(ids) if t not in special]
-        totals = [0.0] * len(texts)
-        counts = [0] * len(texts)
-        lengths = [len(encoded[n]) for n, _, _ in variants]
+        logits = self._forward(rows, positions)
+        gold_ids = torch.tensor(gold, device=logits.device)
+        logp = logits.float().log_softmax(-1)
+        return logp.gather(1, gold_ids[:, None])[:, 0].tolist()
 
-        def score(chunk: list[int]) -> list[float]:
-            rows = []
-            for v in chunk:
-                n, p, _ = variants[v]
-                r = list(encoded[n])
-                r[p] = self.mask_token_id
-                rows.append(r)
-            logits = self._forward(rows, [variants[v][1] for v in chunk])
-            gold = torch.tensor([variants[v][2] for v in chunk], device=logits.device)
-            logp = logits.float().log_softmax(-1)
-            return logp.gather(1, gold[:, None])[:, 0].tolist()
+    def _map(self, fn: Any, chunks: list[list[int]]) -> list[Any]:
+        return map_chunks(fn, chunks, self.device)
 
-        chunks = _order_by_length(lengths, self.batch_size)
-        for chunk, picked in zip(chunks, map_chunks(score, chunks, self.device)):
-            for v, lp in zip(chunk, picked):
-                totals[variants[v][0]] += lp
-                counts[variants[v][0]] += 1
-        return [t / c if c else 0.0 for t, c in zip(totals, counts)]
+
+def _pseudo_log_likelihood(model: Any, texts: Sequence[str]) -> list[float]:
+    """:meth:`MaskedLM.pseudo_log_likelihood` for any runtime providing ``_encode_texts``,
+    ``_log_probs``, ``_map``, ``special_ids``, ``mask_token_id`` and ``batch_size``."""
+    encoded = model._encode_texts(texts)
+    special = set(model.special_ids)
+    variants: list[tuple[int, int, int]] = []   # (text index, position, original id)
+    for n, ids in enumerate(encoded):
+        variants += [(n, p, t) for p, t in enumerate(ids) if t not in special]
+    totals = [0.0] * len(texts)
+    counts = [0] * len(texts)
+    lengths = [len(encoded[n]) for n, _, _ in variants]
+
+    def score(chunk: list[int]) -> list[float]:
+        rows = []
+        for v in chunk:
+            n, p, _ = variants[v]
+            r = list(encoded[n])
+            r[p] = model.mask_token_id
+            rows.append(r)
+        return model._log_probs(rows, [variants[v][1] for v in chunk],
+                                [variants[v][2] for v in chunk])
+
+    chunks = _order_by_length(lengths, model.batch_size)
+    for chunk, picked in zip(chunks, model._map(score, chunks)):
+        for v, lp in zip(chunk, picked):
+            totals[variants[v][0]] += lp
+            counts[variants[v][0]] += 1
+    return [t / c if c else 0.0 for t, c in zip(totals, counts)]
+
+
+class OnnxMaskedLM(OnnxModel):
+    """A masked LM's pseudo-log-likelihood with its passes in ONNX Runtime, from a checked copy
+    of the model and its LM head (:mod:`runner.models.runtime`): the same masked copies,
+    batches and padding as :meth:`MaskedLM.pseudo_log_likelihood` (the only use it serves)."""
+
+    role = "masked_lm"
+
+    def __init__(self, copy: Any, **kwargs: Any) -> None:
+        super().__init__(copy, **kwargs)
+        self.mask_token_id = copy.meta["mask_token_id"]
+        self.special_ids = list(copy.meta["special_ids"])
+
+    def pseudo_log_likelihood(self, texts: Sequence[str]) -> list[float]:
+        return _pseudo_log_likelihood(self, texts)
+
+    def _encode_texts(self, texts: Sequence[str]) -> list[list[int]]:
+        return self._tokens.encode(texts)[0]
+
+    def _log_probs(self, rows: list[list[int]], positions: list[int], gold: list[int]) -> list[float]:
+        import numpy as np
+
+        ids, att = pad_arrays(rows, self._pad)
+        logits = self.copy.run(input_ids=ids, attention_mask=att,
+                               positions=np.asarray(positions, dtype=np.int64))
+        self.count_pass()
+        top = logits.max(-1, keepdims=True)
+        shifted = logits - top
+        logz = np.log(np.exp(shifted).sum(-1))
+        return (shifted[np.arange(len(rows)), gold] - logz).tolist()

@@ -81,8 +81,14 @@ class PLLScorer:
         return self.mlm.forward_passes
 
     def describe(self) -> dict[str, Any]:
-        d = self.mlm.describe()
-        return {**d, "role": self.role, "backend": f"pll:{type(self.mlm.model).__name__}"}
+        from runner.models.runtime import FALLBACKS
+
+        d = {**self.mlm.describe(), "role": self.role,
+             "backend": f"pll:{self.mlm.model_class}"}
+        why = FALLBACKS.get(("pll", self.name))
+        if why:
+            d["runtime_note"] = f"not in ONNX Runtime: {why}"
+        return d
 
     def score(self, texts: Sequence[str]) -> list[float]:
         return self.mlm.pseudo_log_likelihood(texts)
