@@ -807,6 +807,7 @@ def _versions() -> dict[str, str]:
     from importlib import metadata
 
     for module, dist in (("spacy", "spacy"), ("transformers", "transformers"), ("torch", "torch"),
+                         ("onnxruntime", "onnxruntime"), ("tokenizers", "tokenizers"),
                          ("jsonschema", "jsonschema"), ("jinja2", "jinja2"), ("yaml", "pyyaml")):
         if module in sys.modules:  # only what this run actually used
             try:
