@@ -217,6 +217,7 @@ def test_only_the_most_recently_used_copies_are_kept(tmp_path):
 
 
 def test_the_torch_export_based_exporter_where_the_older_one_is_gone(monkeypatch, mlm_dir):
+    pytest.importorskip("onnxscript")     # what torch's newer exporter writes the graph with
     import torch
 
     real = torch.onnx.export
