@@ -1,15 +1,18 @@
-"""Builds suites/data/crossner_politics.jsonl from CrossNER's politics domain (Liu et al. 2021,
-github.com/zliucr/CrossNER, MIT licence; the sentences come from Wikipedia, CC BY-SA): a fourth
-gold NER set, read only as a fresh set to measure on (never tuned on).
+"""Builds suites/data/crossner_<domain>.jsonl from a domain of CrossNER (Liu et al. 2021,
+github.com/zliucr/CrossNER, MIT licence; the sentences come from Wikipedia, CC BY-SA): gold NER
+sets of Wikipedia text (politics: read once as a fresh set, then tuned on; science: kept unread
+to measure on).
 
-Usage: python bench/make_crossner_gold.py PATH/ner_data/politics/test.txt suites/data
+Usage: python bench/make_crossner_gold.py PATH/ner_data/DOMAIN/test.txt suites/data [DOMAIN]
 
 The file holds tokens and BIO tags, tab-separated, one token a line, sentences separated by blank
 lines. Each sentence is detokenised (``make_wikigold_gold.detokenise``) and its tags become
-character offsets. CrossNER's nine politics types are mapped to CoNLL's four: politician and
-person → PER; organisation and politicalparty → ORG; country and location → LOC; election,
-event and misc → MISC (not compared by the suite). Kept: the sentences with at least one PER,
-LOC or ORG entity and at least ``MIN_TOKENS`` tokens, in the file's order.
+character offsets. CrossNER's types are mapped to CoNLL's four: people (politician, person,
+scientist, writer, musical artist, researcher) → PER; organisation, political party, university
+and band → ORG; country and location → LOC; every other type (election, event, award, book,
+academic journal, astronomical object, …, misc) → MISC (not compared by the suites). Kept: the
+sentences with at least one PER, LOC or ORG entity and at least ``MIN_TOKENS`` tokens, in the
+file's order.
 """
 from __future__ import annotations
 
@@ -21,9 +24,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from make_pud_gold import tag_spans, write_part  # noqa: E402
 from make_wikigold_gold import MIN_TOKENS, detokenise  # noqa: E402
 
-TYPES = {"politician": "PER", "person": "PER", "organisation": "ORG", "politicalparty": "ORG",
-         "country": "LOC", "location": "LOC", "election": "MISC", "event": "MISC",
-         "misc": "MISC"}
+TYPES = {"politician": "PER", "person": "PER", "scientist": "PER", "writer": "PER",
+         "musicalartist": "PER", "researcher": "PER", "organisation": "ORG",
+         "politicalparty": "ORG", "university": "ORG", "band": "ORG", "country": "LOC",
+         "location": "LOC"}
 
 
 def read_sentences(path: Path):
@@ -37,19 +41,19 @@ def read_sentences(path: Path):
         token, tag = line.rsplit("\t", 1)
         if tag != "O":
             prefix, label = tag.split("-", 1)
-            tag = f"{prefix}-{TYPES[label]}"
+            tag = f"{prefix}-{TYPES.get(label, 'MISC')}"
         sentence.append((token, tag))
 
 
-def main(src: str, dest: str) -> None:
+def main(src: str, dest: str, domain: str = "politics") -> None:
     rows = []
     for k, sentence in enumerate(read_sentences(Path(src))):
         text, offsets = detokenise([t for t, _ in sentence])
         ents = tag_spans([tag for _, tag in sentence], offsets)
         if len(sentence) >= MIN_TOKENS and any(e["label"] != "MISC" for e in ents):
-            rows.append({"id": f"crossner-politics-{k:03d}", "text": text, "entities": ents})
-    write_part(Path(dest) / "crossner_politics.jsonl", rows)
+            rows.append({"id": f"crossner-{domain}-{k:03d}", "text": text, "entities": ents})
+    write_part(Path(dest) / f"crossner_{domain}.jsonl", rows)
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:3])
+    main(*sys.argv[1:4])

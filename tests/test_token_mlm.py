@@ -146,6 +146,27 @@ def test_wordnet_counts_table_matches_the_count_file(tmp_path, monkeypatch):
     assert [src._count(lem) for lem in lemmas] == [lem.count() for lem in lemmas]
 
 
+def test_wordnet_synonyms_come_from_the_words_common_senses(tmp_path, monkeypatch):
+    """A sense with under a tenth of the word's tagged-corpus count gives no synonyms: "say" →
+    "read" (0.4 %), "include" → "admit" (3 %), "capital" → "cap" (never seen); a word with no
+    count at all gives its first sense only."""
+    monkeypatch.setenv("MTRUN_CACHE", str(tmp_path))
+    _wordnet_or_skip()
+    pytest.importorskip("lemminflect")
+    from runner.text.candidates import WordNetCandidates
+
+    src = WordNetCandidates()
+    words = lambda lemma, pos: [w for w, _ in src._synonyms(lemma, pos)]  # noqa: E731
+    assert "tell" in words("say", "v") and "read" not in words("say", "v")
+    assert "admit" not in words("include", "v")
+    assert "cap" not in words("capital", "n")
+    assert "final" in words("last", "a")           # concluding.s.01: 14 % of "last"
+    assert words("upheaval", "n") == ["turbulence"]  # counted senses only
+    uncounted = [syn for syn in src.wn.synsets("chapiter", "n")]
+    assert sum(src._count(lem) for syn in uncounted for lem in syn.lemmas()) == 0
+    assert set(words("chapiter", "n")) <= {lem.name() for lem in uncounted[0].lemmas()}
+
+
 @pytest.mark.slow
 def test_embedded_masked_lm_path(nlp):
     pytest.importorskip("cognition")

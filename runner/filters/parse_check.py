@@ -47,12 +47,18 @@ follow-up that fails any check is dropped; the reasons are recorded in
    hanging on it ("Birmingham, UK"). A place of an address does not change ("Sandy Hook,
    Maryland"; from the parse, or "place, country or US state" in the text), a repeated name
    moves in all its mentions or none, a name cut from a longer one does not move ("McGregor" of
-   "Ewan McGregor"), and what stands around a slot must fit the name moved there (no article
-   after a possessive, no doubled word, no bare possessive apostrophe after a name not ending
-   in s, no name in another name's alias in brackets). This is where shuffles of entities the
+   "Ewan McGregor", "Liberal Party" of "Liberal Party of Australia", "Kingston" of "Kingston
+   upon Hull", "Commonwealth Federation" after "Co-operative"), and what stands around a slot
+   must fit the name moved there (no article after a possessive, no doubled word, no bare
+   possessive apostrophe after a name not ending in s, no name in another name's alias in
+   brackets, no name taken from before its own alias: "International Monetary Fund (IMF)"). A
+   name without a capital in a text that writes capitals ("congress"), or ending with an
+   apostrophe ("Bush' s"), is no name to move. This is where shuffles of entities the
    system typed or spanned wrongly are caught ("Indigenous" as an organisation, "Twitter" as a
    person in "a Twitter account").
-4b. ``entity_types`` — a shuffled name that WordNet 3.0 knows (an instance such as "El Greco",
+4b. ``entity_types`` — a surname said alone after a person's full name ("Cameron Kasky … at
+   Kasky's house") is that person: typed as anything else, it does not move. A shuffled name
+   that WordNet 3.0 knows (an instance such as "El Greco",
    or a name headed by a common noun such as "the Franco-Monegasque Treaty") must have a sense
    of the type the system gave it (``TYPE_LEXNAMES``); otherwise the shuffle swaps unlike things
    and its violation only repeats the source's typing error. With a ``referee`` (a second spaCy
@@ -68,6 +74,7 @@ pipeline's shared :class:`runner.nlp.DocStore`).
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any, Mapping, Sequence
 
 from runner.filters.base import Filter
@@ -121,6 +128,13 @@ _NAME_POS = {"PROPN", "NOUN", "NUM", "X"}
 #: characters of markup, addresses and glued fragments, not of names
 _NOT_IN_NAMES = frozenset("/\\()[]{}<>@#|=_*")
 _NAME_PARTS = frozenset({"compound", "flat"})
+# What continues a name after it: "of" or "upon" and a capitalised word ("Party of Australia",
+# "Kingston upon Hull", "Charles II of England").
+_NAME_GOES_ON = re.compile(r"\s+(?:of|upon)\s+[A-Z][\w-]*")
+_HYPHENATED_CAPITAL = re.compile(r"^[A-Z][a-z]*(?:-[A-Za-z]+)+$")
+# An alias in brackets right after a name: an abbreviation of two or more capitals ("(IMF)",
+# "(DCCC)", "(CdL)").
+_ALIAS_AFTER = re.compile(r"\s*\(([A-Z][A-Za-z0-9&.\-]{0,11})\)")
 #: abbreviated titles WordNet does not list (without their full stop: "Dr Sue Black")
 _TITLE_ABBREVIATIONS = frozenset({"dr", "st", "mr", "mrs", "ms", "mx", "prof", "rev", "fr",
                                   "sr", "jr", "gen", "col", "capt", "lt", "sgt", "gov", "sen",
@@ -363,6 +377,22 @@ class ParseCheckFilter(Filter):
         if not isinstance(order, Mapping):
             return []
         reasons = []
+        # A surname said alone after the full name ("Cameron Kasky … at Kasky's house") is the
+        # same person: typed otherwise, it is mistyped, and moving it swaps unlike things.
+        persons = [n for label, names in order.items()
+                   if _LABEL_TYPES.get(str(label).upper()) == "PERSON" for n in names]
+        surnames = {n.split()[-1]: n for n in persons if len(n.split()) > 1}
+        source = follow_up.edit.source
+        moved = {source[r.start:r.end] for r in follow_up.edit.replacements
+                 if source[r.start:r.end] != r.new}
+        for label, names in order.items():
+            if _LABEL_TYPES.get(str(label).upper()) == "PERSON":
+                continue
+            for name in dict.fromkeys(names):
+                if name in surnames and name in moved:
+                    reasons.append(f"entity_types: {name!r} was typed {label}, but it is the "
+                                   f"surname of {surnames[name]!r}, typed as a person in the "
+                                   f"same text")
         for label, names in order.items():
             kind = _LABEL_TYPES.get(str(label).upper())
             if kind is None:
@@ -510,6 +540,8 @@ class ParseCheckFilter(Filter):
         # whichever names the shuffle moves.
         places = {n for label, names in (order or {}).items()
                   if _LABEL_TYPES.get(str(label).upper()) == "LOCATION" for n in names}
+        persons = {n for label, names in (order or {}).items()
+                   if _LABEL_TYPES.get(str(label).upper()) == "PERSON" for n in names}
         addresses = _comma_addresses(source, [(r.start, r.end) for r in edit.replacements
                                               if source[r.start:r.end] in places])
         for r in edit.replacements:
@@ -529,9 +561,14 @@ class ParseCheckFilter(Filter):
                                f"apostrophe of {old!r}")
             if why := _bad_neighbours(sdoc, r.start, r.end, r.new):
                 reasons.append(f"entity_slots: {r.new!r} moved {why}")
+            if (alias := _ALIAS_AFTER.match(source, r.end)) and sum(
+                    ch.isupper() for ch in alias.group(1)) >= 2:
+                reasons.append(f"entity_slots: {old!r} is followed by its alias "
+                               f"{alias.group(0).strip()!r}, which would stand after {r.new!r}")
             for text, where in ((old, (r.start, r.end)), (r.new, slots.get(r.new))):
                 if where is not None and (why := (implausible_name(sdoc, *where)
-                                                  or self.cut_name(sdoc, *where))):
+                                                  or self.cut_name(sdoc, *where,
+                                                                   person=text in persons))):
                     reasons.append(f"entity_slots: {text!r} {why}")
             origin = slots.get(r.new)
             if origin is None:
@@ -561,7 +598,7 @@ class ParseCheckFilter(Filter):
         return list(dict.fromkeys(reasons))
 
 
-    def cut_name(self, doc: Any, start: int, end: int) -> str:
+    def cut_name(self, doc: Any, start: int, end: int, person: bool = False) -> str:
         """Why the span is a piece of a longer name ("" when it is not): a capitalised proper
         noun right next to it is joined to it as a compound ("Ewan" of "Ewan McGregor", "Avenged"
         of "Avenged Sevenfold" when the span is the other word) and is no title, which a name
@@ -570,6 +607,20 @@ class ParseCheckFilter(Filter):
         span = doc.char_span(start, end, alignment_mode="expand")
         if span is None or len(span) == 0:
             return ""
+        text = doc.text
+        # "Liberal Party" of "Liberal Party of Australia", "Kingston" of "Kingston upon Hull"
+        # (after a person's name "of" says where the person is from: "Sue Black of Westminster")
+        if (m := _NAME_GOES_ON.match(text, end)) and not (person and "of" in m.group(0)):
+            return f"is part of a longer name (followed by {m.group(0).strip()!r})"
+        # "Commonwealth Federation" of "Co-operative Commonwealth Federation": a capitalised
+        # word of hyphen-joined parts right before it, not at the sentence's start
+        before = text[:start]
+        word = before.rstrip().rsplit(None, 1)[-1] if before.strip() else ""
+        if before.endswith(" ") and _HYPHENATED_CAPITAL.match(word):
+            at = len(before.rstrip()) - len(word)
+            prev = doc.char_span(at, at + len(word), alignment_mode="expand")
+            if prev is not None and not prev[0].is_sent_start:
+                return f"is part of a longer name (after {word!r})"
         wordnet = self._load_wordnet()
         for i in (span.start - 1, span.end):
             if not 0 <= i < len(doc):
@@ -616,6 +667,12 @@ def implausible_name(doc: Any, start: int, end: int) -> str:
         return "does not start and end at word boundaries"
     if start > 0 and doc.text[start - 1] in "-‐–" or doc.text[end:end + 1] in ("-", "‐"):
         return "is glued to a word by a hyphen (part of a compound: \"south-east Delhi\")"
+    if not any(ch.isupper() for ch in doc.text[start:end]) and any(
+            ch.isupper() for ch in doc.text[1:start] + doc.text[end:]):
+        return ("has no capital letter in a text that writes capitals (a common noun the "
+                "system took for a name: \"congress\")")
+    if doc.text[end - 1:end] in ("'", "’"):
+        return "ends with an apostrophe (a possessive cut in two: \"Bush' s nominee\")"
     odd = sorted(set(doc.text[start:end]) & _NOT_IN_NAMES)
     if odd:
         return (f"contains {' '.join(odd)}, which no name has (a fragment of markup, an "

@@ -60,9 +60,17 @@ class MaskedLMCandidates(CandidateSource):
 class WordNetCandidates(CandidateSource):
     """WordNet 3.0 synonyms of the token's lemma in its part of speech, inflected to the token's
     Penn tag with lemminflect. Ranked by sense order (WordNet lists the most frequent sense
-    first), then by the lemma's tagged-corpus count; one-word lemmas only."""
+    first), then by the lemma's tagged-corpus count; one-word lemmas only.
+
+    Only the word's common senses give synonyms: a sense must have at least ``MIN_SENSE_SHARE``
+    of the word's tagged-corpus count (WordNet's ``cntlist``, from SemCor); a word with no
+    count at all gives its first sense only. A rare sense is rarely the one meant, and its
+    synonyms read as another word in context: "capitals" → "caps" (capital.n.08, never seen),
+    "included" → "admitted" (admit.v.03, 3 % of "include"), "said" → "read" (read.v.02, 0.4 %
+    of "say"), "the side of" → "the face of" (side.n.04, 7 %)."""
 
     name = "wordnet"
+    MIN_SENSE_SHARE = 0.1
 
     def __init__(self) -> None:
         from runner.models.wordnet import load_wordnet
@@ -87,7 +95,13 @@ class WordNetCandidates(CandidateSource):
         synsets = self.wn.synsets(lemma, pos)
         if pos == "a":
             synsets += self.wn.synsets(lemma, "s")   # satellite adjectives
+            synsets = list(dict.fromkeys(synsets))  # (some WordNet readers give them with "a")
+        counts = [sum(self._count(lem) for lem in syn.lemmas() if lem.name().lower() == lemma)
+                  for syn in synsets]
+        total = sum(counts)
         for rank, syn in enumerate(synsets):
+            if (counts[rank] < self.MIN_SENSE_SHARE * total) if total else rank > 0:
+                continue
             for lem in syn.lemmas():
                 name = lem.name()
                 if "_" in name or "-" in name or name.lower() == lemma.lower() or name in out:
