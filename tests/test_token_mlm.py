@@ -203,3 +203,26 @@ def test_wordnet_light_verbs_are_not_proposed_for_another_verb(nlp):
         t = TokenMLM(source=source, candidate_source=_LightVerbCandidates(), top_k=3)
         fs = t.generate(Sentence("s", text), Prediction(()), random.Random(0), nlp(text))
         assert {f.meta["replacement"] for f in fs if f.meta["original"] == "walked"} == kept
+
+
+def test_words_of_names_and_fixed_expressions_are_not_replaced(nlp, tmp_path, monkeypatch):
+    # a capitalised word inside the sentence belongs to a title or name the system missed
+    text = "Jones sang Strange Things Are Happening and strange songs at Twickenham."
+    doc = nlp(text)
+    t = TokenMLM(source="wordnet", candidate_source=FixedCandidates(), top_k=2)
+    words = [doc[i].text for i in t.mutable_tokens(doc, Prediction(()))]
+    assert "Strange" not in words and "strange" in words
+    # WordNet's multiword expressions keep their words
+    monkeypatch.setenv("MTRUN_CACHE", str(tmp_path))
+    _wordnet_or_skip()
+    pytest.importorskip("lemminflect")
+    from runner.text.candidates import WordNetCandidates
+
+    src = WordNetCandidates()
+    doc = nlp("Shepherd's purse grows near the high school and the big house.")
+    at = {t.text: t.i for t in doc}
+    assert src.fixed_expression(doc, at["purse"]) == "Shepherd's purse"
+    assert src.fixed_expression(doc, at["high"]) == "high school"
+    assert src.fixed_expression(doc, at["big"]) == ""
+    purse, high, big = src.candidates(doc, [at["purse"], at["high"], at["big"]], 5)
+    assert purse == [] and high == [] and big

@@ -48,7 +48,8 @@ follow-up that fails any check is dropped; the reasons are recorded in
    Maryland"; from the parse, or "place, country or US state" in the text), a repeated name
    moves in all its mentions or none, a name cut from a longer one does not move ("McGregor" of
    "Ewan McGregor", "Liberal Party" of "Liberal Party of Australia", "Kingston" of "Kingston
-   upon Hull", "Commonwealth Federation" after "Co-operative"), and what stands around a slot
+   upon Hull", "the University of Colorado" of "… at Boulder", "Commonwealth Federation" after
+   "Co-operative"), and what stands around a slot
    must fit the name moved there (no article after a possessive, no doubled word, no bare
    possessive apostrophe after a name not ending in s, no name in another name's alias in
    brackets, no name taken from before its own alias: "International Monetary Fund (IMF)"). A
@@ -128,9 +129,9 @@ _NAME_POS = {"PROPN", "NOUN", "NUM", "X"}
 #: characters of markup, addresses and glued fragments, not of names
 _NOT_IN_NAMES = frozenset("/\\()[]{}<>@#|=_*")
 _NAME_PARTS = frozenset({"compound", "flat"})
-# What continues a name after it: "of" or "upon" and a capitalised word ("Party of Australia",
-# "Kingston upon Hull", "Charles II of England").
-_NAME_GOES_ON = re.compile(r"\s+(?:of|upon)\s+[A-Z][\w-]*")
+# What continues a name after it: "of", "upon" or "at" and a capitalised word ("Party of
+# Australia", "Kingston upon Hull", "Charles II of England", "University of Colorado at Boulder").
+_NAME_GOES_ON = re.compile(r"\s+(?:of|upon|at)\s+[A-Z][\w-]*")
 _HYPHENATED_CAPITAL = re.compile(r"^[A-Z][a-z]*(?:-[A-Za-z]+)+$")
 # An alias in brackets right after a name: an abbreviation of two or more capitals ("(IMF)",
 # "(DCCC)", "(CdL)").
@@ -609,8 +610,10 @@ class ParseCheckFilter(Filter):
             return ""
         text = doc.text
         # "Liberal Party" of "Liberal Party of Australia", "Kingston" of "Kingston upon Hull"
-        # (after a person's name "of" says where the person is from: "Sue Black of Westminster")
-        if (m := _NAME_GOES_ON.match(text, end)) and not (person and "of" in m.group(0)):
+        # (after a person's name "of" and "at" say where the person is from or works: "Sue Black
+        # of Westminster", "Wolfgang Ketterle at MIT")
+        if (m := _NAME_GOES_ON.match(text, end)) and not (
+                person and m.group(0).split()[0] in ("of", "at")):
             return f"is part of a longer name (followed by {m.group(0).strip()!r})"
         # "Commonwealth Federation" of "Co-operative Commonwealth Federation": a capitalised
         # word of hyphen-joined parts right before it, not at the sentence's start

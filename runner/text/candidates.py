@@ -117,12 +117,29 @@ class WordNetCandidates(CandidateSource):
             return lemma.count()
         return _lemma_counts(self.wn).get(lemma.key(), 0)
 
+    def fixed_expression(self, doc: Any, i: int) -> str:
+        """The multiword expression WordNet lists that token ``i`` stands in ("shepherd's purse",
+        "high school", "prime minister"), or "": a synonym of one of its words breaks it
+        ("shepherd's handbag")."""
+        for start in range(max(0, i - 2), i + 1):
+            for end in range(i + 1, min(len(doc), start + 3) + 1):
+                if end - start < 2:
+                    continue
+                words = [t.lower_ for t in doc[start:end]]
+                if not all(w.replace("'", "").isalpha() for w in words):
+                    continue
+                key = "".join(w if w.startswith("'") or n == 0 else "_" + w
+                              for n, w in enumerate(words))
+                if "_" in key and self.wn.synsets(key):
+                    return doc[start:end].text
+        return ""
+
     def candidates(self, doc, tokens, k):
         result = []
         for i in tokens:
             tok = doc[i]
             pos = _WN_POS.get(tok.tag_[:2])
-            if pos is None:
+            if pos is None or self.fixed_expression(doc, i):
                 result.append([])
                 continue
             lemma = tok.lemma_ if tok.lemma_ and tok.lemma_ != "-PRON-" else tok.text

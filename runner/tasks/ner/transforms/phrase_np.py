@@ -90,6 +90,8 @@ class PhraseNP(PlannedTransformation):
             head = phrase.root if phrase.root in nouns else nouns[-1]
             if not head.text.isalpha():
                 continue
+            if head.text[:1].isupper() and not head.is_sent_start:
+                continue        # a capitalised noun inside the sentence: part of a name
             out.append((start, end, head.i))
         return out
 

@@ -86,6 +86,9 @@ class TokenMLM(PlannedTransformation):
                 continue
             if not tok.text.isalpha():
                 continue
+            if tok.text[:1].isupper() and not tok.is_sent_start:
+                continue            # a capital inside the sentence: a word of a name or title
+                                    # the system did not mark ("Strange Things Are Happening")
             if tok.pos_ == "VERB" and tok.lemma_.lower() in self.skip_lemmas:
                 continue
             out.append(tok.i)
