@@ -23,16 +23,6 @@ def _offline_and_fresh(monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def mlm_dir(tmp_path_factory):
-    return tiny_models.save_bert_mlm(tmp_path_factory.mktemp("mlm"))
-
-
-@pytest.fixture(scope="module")
-def encoder_dir(tmp_path_factory):
-    return tiny_models.save_bert_encoder(tmp_path_factory.mktemp("enc"))
-
-
-@pytest.fixture(scope="module")
 def gpt2_dir(tmp_path_factory):
     return tiny_models.save_gpt2(tmp_path_factory.mktemp("gpt2"))
 

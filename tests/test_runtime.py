@@ -18,7 +18,6 @@ from runner import models  # noqa: E402
 from runner.errors import ModelNotAvailable  # noqa: E402
 from runner.models import runtime  # noqa: E402
 from runner.models.encoder import OnnxTextEncoder, TextEncoder  # noqa: E402
-from tests import tiny_models  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,16 +31,6 @@ def _fresh(monkeypatch, tmp_path):
     yield
     models.clear()
     runtime.set_notify(None)
-
-
-@pytest.fixture(scope="module")
-def encoder_dir(tmp_path_factory):
-    return tiny_models.save_bert_encoder(tmp_path_factory.mktemp("enc"))
-
-
-@pytest.fixture(scope="module")
-def mlm_dir(tmp_path_factory):
-    return tiny_models.save_bert_mlm(tmp_path_factory.mktemp("mlm"))
 
 
 TEXT = "the teacher walked to the old house ."

