@@ -454,3 +454,28 @@ def test_a_persons_surname_typed_otherwise_does_not_move(check):
     f = _shuffle(source, "ORGANIZATION", "Stoneman Douglas", "Kasky")
     f.meta["order"]["PERSON"] = ["Cameron Kasky"]
     _dropped_for(check, f, "surname of 'Cameron Kasky'")
+
+
+def test_verbs_that_take_a_bare_infinitive_or_no_to(check):
+    source = "Clausewitz helped negotiate the Convention of Tauroggen in 1812."
+    _dropped_for(check, _word(source, "token_mlm", "helped", "aided"), "bare infinitive")
+    assert not any("bare infinitive" in r
+                   for r in _judge(check, _word(source, "token_mlm", "helped", "made"))[1])
+    source = "Readers solve the mysteries more quickly than Heinlein allowed his characters to."
+    _dropped_for(check, _word(source, "token_mlm", "allowed", "let"), "'to' infinitive")
+    source = "She allowed them to leave early."
+    _dropped_for(check, _word(source, "token_mlm", "allowed", "let"), "'to' infinitive")
+
+
+def test_a_fronted_may_is_no_question_of_the_statement(check):
+    source = "Stoker's inspirations may have included a visit to Slains Castle."
+    bad = _auxiliary_fronted(source, 0, "May", (22, 26))
+    assert bad.text == "May Stoker's inspirations have included a visit to Slains Castle?"
+    _dropped_for(check, bad, "fronted 'may'")
+
+
+def test_a_name_brings_no_article_into_a_phrase_with_one(check):
+    source = ("The novel occurs in an alternative 20th-century US wherein the Confederate States "
+              "won the war.")
+    _dropped_for(check, _swap(source, "US", "the Confederate States"),
+                 "into a phrase that has 'an'")

@@ -172,3 +172,10 @@ def test_a_name_of_a_type_the_suite_does_not_compare_keeps_its_capital(parser):
     assert f.text == "Was Dominican priest Heinrich Kramer assistant to the Archbishop of Salzburg?"
     text = "Two men were arrested in Leeds."
     assert _question(parser, text).text == "Were two men arrested in Leeds?"
+
+
+def test_a_list_of_verbs_the_parser_did_not_coordinate_makes_no_question(parser):
+    text = ("While at Columbia, Ginsberg contributed to the Columbia Review literary journal, the "
+            "Jester of Columbia humor magazine, won the Woodberry Poetry Prize, served as "
+            "president of the Philolexian Society, and joined Boar's Head Society.")
+    assert _question(parser, text) is None

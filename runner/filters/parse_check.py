@@ -67,7 +67,8 @@ follow-up that fails any check is dropped; the reasons are recorded in
 5. ``question_front`` — the auxiliary of a yes/no question goes first (after opening punctuation
    or a coordinating conjunction, or after a phrase set off by a comma: "In 2019, did …?");
    after a fronted phrase without the comma ("Earlier this year was Seagal given …?"), or
-   before "may"/"might" ("Today, may Khanzir be …?"), the question reads as broken.
+   before "may"/"might" ("Today, may Khanzir be …?"), the question reads as broken; a fronted
+   "may" or "might" asks leave or makes a wish ("May Stoker's inspirations have included …?").
 
 The source and all follow-ups of a batch are parsed together, each text once per run (the
 pipeline's shared :class:`runner.nlp.DocStore`).
@@ -106,6 +107,11 @@ FRAME_GROUPS: dict[str, frozenset[int]] = {
     "adjective": frozenset({5, 6, 7}),
     "two_objects": frozenset({14, 15}),
 }
+# Verbs a bare infinitive may follow ("helped launch", "let them go", "saw it fall"), and those
+# of them that never take "to" ("let them to go" is broken).
+BARE_INFINITIVE_VERBS = frozenset({"help", "let", "make", "have", "see", "hear", "watch", "feel",
+                                   "notice", "observe", "bid", "dare", "need", "go", "come"})
+NO_TO_VERBS = frozenset({"let", "make", "have"})
 # Verbs of telling whose clause or quotation needs the person told as an object ("Zimmer says"
 # → "Zimmer tells" is broken). WordNet's frames cannot show this: "tell" lists "Somebody ----s
 # that CLAUSE" (in the sense "let something be known") beside "Somebody ----s somebody …".
@@ -318,6 +324,24 @@ class ParseCheckFilter(Filter):
                                f"{old.text!r} has none")
                 continue
             needed = complement_patterns(old)
+            new_lemma = new.lemma_.lower()
+            # A bare infinitive follows only a few verbs ("helped negotiate" → "aided negotiate"
+            # is broken), and those of them that take no "to" cannot keep one ("allowed his
+            # characters to" → "let his characters to"); WordNet's frames do not list all of
+            # them ("help" has none), so the closed classes decide.
+            if ("bare_infinitive" in needed and new_lemma not in BARE_INFINITIVE_VERBS
+                    and not (self.frames(new_lemma) or frozenset()) & FRAME_GROUPS["bare_infinitive"]):
+                reasons.append(f"verb_frames: {old.text!r} has a bare infinitive complement, "
+                               f"which {new_lemma!r} does not take")
+                continue
+            if new_lemma in NO_TO_VERBS and old.lemma_.lower() not in NO_TO_VERBS and (
+                    "to_infinitive" in needed or any(c.lower_ == "to" and c.dep_ in (
+                        "ccomp", "xcomp", "aux") for c in old.children) or any(
+                        t.lower_ == "to" and t.dep_ == "aux" for c in old.children
+                        if c.dep_ in ("ccomp", "xcomp") for t in c.children)):
+                reasons.append(f"verb_frames: {old.text!r} has a 'to' infinitive, which "
+                               f"{new_lemma!r} does not take")
+                continue
             if not needed:
                 continue
             old_frames, new_frames = self.frames(old.lemma_), self.frames(new.lemma_)
@@ -502,6 +526,11 @@ class ParseCheckFilter(Filter):
         set_off = sdoc.text[:first].rstrip().endswith(",") and moved not in ("may", "might")
         if before and not set_off:
             return [f"question_front: the auxiliary goes after {sdoc.text[:first].strip()!r}"]
+        # The "may" of a statement says what is possible; fronted, it asks leave or makes a
+        # wish, and before a name it reads as one ("May Stoker's inspirations have included …?").
+        if moved in ("may", "might"):
+            return [f"question_front: a fronted {moved!r} asks leave or wishes; the statement "
+                    f"says what is possible"]
         return []
 
     # -- 4. shuffled entities ------------------------------------------------------------------
@@ -826,6 +855,11 @@ def _bad_neighbours(doc: Any, start: int, end: int, name: str) -> str:
     first = name.split(" ", 1)[0]
     if first.lower() == "the" and prev.tag_ in ("DT", "PRP$", "WP$", "POS"):
         return f"with its article after {prev.text!r}"
+    # its article where the slot's phrase has one already ("an alternative 20th-century the
+    # Confederate States of America")
+    dets = [c for c in span.root.children if c.dep_ in ("det", "poss") and c.i < span.start]
+    if first.lower() == "the" and dets:
+        return f"with its article into a phrase that has {dets[0].text!r}"
     if first.lower() == prev.lower_ and first.isalpha():
         return f"after the same word ({prev.text!r} {first})"
     text = doc.text

@@ -165,6 +165,15 @@ def _question_edit(text: str, doc: Any, keep_case_at: frozenset[int] | set[int]
         # an imperative clause inside ("I agree it's under warranty so get in touch with
         # Canon."): the question would ask an order
         return None
+    if any(t.tag_ in ("VBD", "VBZ", "VBP") and t.dep_ in ("advcl", "dep", "parataxis")
+           and t.i > 0 and doc[t.i - 1].text == "," and t.head.pos_ in ("VERB", "AUX")
+           and not any(c.dep_ in _SUBJECT_DEPS or c.dep_ in _AUX_DEPS or c.dep_ == "mark"
+                       for c in t.children) for t in doc):
+        # a finite verb after a comma with no subject or marker of its own: one of a list of
+        # verbs the parser did not read as coordinated ("won the prize, served as president,
+        # and joined …"), which the question would leave in its tense ("did Ginsberg …, win
+        # …, served …?")
+        return None
     auxiliaries = [c for c in root.children
                    if c.dep_ in _AUX_DEPS and subj_end < c.i < root.i
                    and c.lemma_.lower() in _AUX_LEMMAS and c.tag_ in ("MD", "VBD", "VBZ", "VBP")]
