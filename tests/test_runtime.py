@@ -102,7 +102,7 @@ def test_a_copy_is_made_once_and_again_when_the_model_changes(monkeypatch, encod
     st = config.stat()
     os.utime(config, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
     try:
-        def failing(kind, name, out):
+        def failing(kind, name, folder, out):
             raise runtime.ExportFailed("no exporter here")
 
         monkeypatch.setattr(runtime, "_export", failing)

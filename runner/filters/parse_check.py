@@ -404,12 +404,8 @@ class ParseCheckFilter(Filter):
         reasons = []
         # A surname said alone after the full name ("Cameron Kasky … at Kasky's house") is the
         # same person: typed otherwise, it is mistyped, and moving it swaps unlike things.
-        persons = [n for label, names in order.items()
-                   if _LABEL_TYPES.get(str(label).upper()) == "PERSON" for n in names]
-        surnames = {n.split()[-1]: n for n in persons if len(n.split()) > 1}
-        source = follow_up.edit.source
-        moved = {source[r.start:r.end] for r in follow_up.edit.replacements
-                 if source[r.start:r.end] != r.new}
+        surnames = {n.split()[-1]: n for n in _typed(order, "PERSON") if len(n.split()) > 1}
+        moved = _moved(follow_up.edit)
         for label, names in order.items():
             if _LABEL_TYPES.get(str(label).upper()) == "PERSON":
                 continue
@@ -457,7 +453,7 @@ class ParseCheckFilter(Filter):
         MPP for Robert Gibson": a riding typed as a person). A second, independent recogniser
         (the referee) must read all the names a type's shuffle moves as one kind — all persons,
         all places (GPE, LOC and FAC alike), all organisations, …, or all no name at all."""
-        moved = {source[r.start:r.end] for r in edit.replacements if source[r.start:r.end] != r.new}
+        moved = _moved(edit)
         reasons = []
         for label, group in order.items():
             kinds: dict[str, list[str]] = {}
@@ -568,10 +564,7 @@ class ParseCheckFilter(Filter):
         # A place in an address ("Sandy Hook, Maryland") keeps its place: another place there
         # reads as a reversed or broken address ("from Maryland to Sandy Hook, Poolesville"),
         # whichever names the shuffle moves.
-        places = {n for label, names in (order or {}).items()
-                  if _LABEL_TYPES.get(str(label).upper()) == "LOCATION" for n in names}
-        persons = {n for label, names in (order or {}).items()
-                   if _LABEL_TYPES.get(str(label).upper()) == "PERSON" for n in names}
+        places, persons = _typed(order, "LOCATION"), _typed(order, "PERSON")
         addresses = _comma_addresses(source, [(r.start, r.end) for r in edit.replacements
                                               if source[r.start:r.end] in places])
         for r in edit.replacements:
@@ -878,6 +871,19 @@ def _mentions(text: str, name: str, slots: Sequence[tuple[int, int]]) -> int:
     return sum(1 for m in re.finditer(r"(?<!\w)" + re.escape(name) + r"(?!\w)", text)
                if (m.start(), m.end()) in slots
                or not any(a < m.end() and m.start() < b for a, b in slots))
+
+
+def _typed(order: Mapping | None, kind: str) -> set[str]:
+    """The names of a shuffle's ``order`` (label → names) the system gave a label of ``kind``
+    (a common type: PERSON, LOCATION, …)."""
+    return {n for label, names in (order or {}).items()
+            if _LABEL_TYPES.get(str(label).upper()) == kind for n in names}
+
+
+def _moved(edit: Edit) -> set[str]:
+    """The names a shuffle takes out of their places (a slot whose name changes)."""
+    return {edit.source[r.start:r.end] for r in edit.replacements
+            if edit.source[r.start:r.end] != r.new}
 
 
 def _determiner(doc: Any, start: int, end: int) -> str:

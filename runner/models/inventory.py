@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from runner.errors import ModelNotAvailable
 from runner.models.loading import EMBEDDED, hub_offline, locate
 
 
@@ -204,14 +205,14 @@ def _runtime(n: Need) -> str:
     try:
         if runtime.choice() == "torch":
             return f"torch ({runtime.ENV}=torch)"
-    except Exception as e:      # a bad MTRUN_RUNTIME: the run says so when it starts
+    except ModelNotAvailable as e:      # a bad MTRUN_RUNTIME: the run says so when it starts
         return str(e)
     if importlib.util.find_spec("onnxruntime") is None:
         return "torch (onnxruntime is not installed)"
     folder = runtime.model_folder(n.name)
     if folder is None:
         return "torch (no local copy of the model to export)"
-    cached = runtime.cache_root() / f"{n.runtime}-{runtime.copy_key(n.runtime, folder)}"
+    cached = runtime.copy_folder(n.runtime, folder)
     if (cached / "meta.json").is_file():
         return f"ONNX Runtime, copy cached in {cached.parent}"
     return "ONNX Runtime, copy made on the first run"

@@ -70,23 +70,18 @@ class LoadedModel:
 
 def pad_batch(rows: Any, pad_id: int | None, device: Any = "cpu",
               width: int | None = None) -> tuple[Any, Any]:
-    """Token id lists → right-padded ``input_ids`` and ``attention_mask`` tensors on ``device``
-    (``width`` columns, default the longest row's): the one place every batched model call
-    (masked LM, encoder, token classifier) pads."""
+    """:func:`pad_arrays` as tensors on ``device`` (torch's passes: masked LM, encoder, token
+    classifier)."""
     import torch
 
-    rows = list(rows)
-    width = max([width or 0] + [len(r) for r in rows])
-    ids = torch.full((len(rows), width), pad_id or 0, dtype=torch.long)
-    att = torch.zeros((len(rows), width), dtype=torch.long)
-    for i, r in enumerate(rows):
-        ids[i, :len(r)] = torch.tensor(r, dtype=torch.long)
-        att[i, :len(r)] = 1
-    return ids.to(device), att.to(device)
+    ids, att = pad_arrays(rows, pad_id, width)
+    return torch.from_numpy(ids).to(device), torch.from_numpy(att).to(device)
 
 
 def pad_arrays(rows: Any, pad_id: int | None, width: int | None = None) -> tuple[Any, Any]:
-    """:func:`pad_batch` as numpy ``int64`` arrays (for ONNX Runtime)."""
+    """Token id lists → right-padded ``input_ids`` and ``attention_mask`` as numpy ``int64``
+    arrays (``width`` columns, default the longest row's): the one place every batched model
+    call pads (ONNX Runtime's directly, torch's through :func:`pad_batch`)."""
     import numpy as np
 
     rows = list(rows)

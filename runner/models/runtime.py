@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from runner.errors import ModelNotAvailable
-from runner.models.loading import LoadedModel, map_chunks
+from runner.models.loading import LoadedModel, map_chunks, pad_arrays
 
 RECIPE = 1
 ENV = "MTRUN_RUNTIME"
@@ -126,6 +126,23 @@ def copy_key(kind: str, folder: Path) -> str:
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:32]
 
 
+def copy_folder(kind: str, folder: Path) -> Path:
+    """Where the copy of the model in ``folder`` is (or would be) kept."""
+    return cache_root() / f"{kind}-{copy_key(kind, folder)}"
+
+
+def _session(path: Path) -> Any:
+    """An ONNX Runtime session on the CPU with one thread a pass: the engine runs passes side by
+    side (runner.models.loading.map_chunks)."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
 def model_folder(name: str) -> Path | None:
     """The local folder a model name resolves to (a folder, an embedded copy, the Hugging Face
     cache), or None (only the hub has it: it runs on torch)."""
@@ -172,13 +189,7 @@ class Copy:
         self.folder = folder
         self.meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
         self.tokenizer_json = (folder / "tokenizer.json").read_text(encoding="utf-8")
-        options = ort.SessionOptions()
-        # One thread a pass: the engine runs passes side by side (runner.models.loading.map_chunks).
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
-        self.session = ort.InferenceSession(str(folder / "model.onnx"), options,
-                                            providers=["CPUExecutionProvider"])
+        self.session = _session(folder / "model.onnx")
         self.version = ort.__version__
 
     def run(self, **feeds: Any) -> Any:
@@ -231,13 +242,12 @@ def load_copy(kind: str, name: str) -> Copy:
         folder = model_folder(name)
         if folder is None:
             raise ExportFailed("the model is not in a local folder (only the hub has it)")
-        key = copy_key(kind, folder)
-        target = cache_root() / f"{kind}-{key}"
+        target = copy_folder(kind, folder)
         made = False
         if not (target / "meta.json").is_file():
             notify(f"making an ONNX Runtime copy of the {KINDS[kind][1]} model {name} "
                    f"(once; kept in {target.parent})")
-            target, made = _export_to(kind, name, target), True
+            target, made = _export_to(kind, name, folder, target), True
         try:
             copy = Copy(target)
         except Exception as e:
@@ -248,7 +258,7 @@ def load_copy(kind: str, name: str) -> Copy:
                 raise ExportFailed(f"the copy could not be loaded ({e})") from e
             notify(f"the cached ONNX Runtime copy of {name} could not be loaded ({e}); "
                    f"making it again")
-            target = _export_to(kind, name, target)
+            target = _export_to(kind, name, folder, target)
             try:
                 copy = Copy(target)
             except Exception as again:
@@ -293,7 +303,7 @@ def _prune(root: Path, keep: int = KEEP) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def _export_to(kind: str, name: str, target: Path) -> Path:
+def _export_to(kind: str, name: str, folder: Path, target: Path) -> Path:
     """Export into a fresh folder beside ``target`` and move it into place (another process
     doing the same at the same time leaves one of the two). Where the cache cannot be written,
     the copy lives in a temporary folder for this process only."""
@@ -307,10 +317,10 @@ def _export_to(kind: str, name: str, target: Path) -> Path:
         atexit.register(shutil.rmtree, work, True)
         notify(f"cannot write {target.parent}: the ONNX Runtime copy of {name} is made for "
                f"this run only")
-        _export(kind, name, work)
+        _export(kind, name, folder, work)
         return work
     try:
-        _export(kind, name, work)
+        _export(kind, name, folder, work)
         try:
             os.replace(work, target)
         except OSError:
@@ -339,7 +349,7 @@ def _quiet_exporter() -> None:
         warnings.filterwarnings("ignore", message=message)
 
 
-def _export(kind: str, name: str, out: Path) -> None:
+def _export(kind: str, name: str, folder: Path, out: Path) -> None:
     if importlib.util.find_spec("onnx") is None:
         raise ExportFailed("exporting a copy needs the onnx package: pip install onnx")
     import numpy as np
@@ -373,12 +383,7 @@ def _export(kind: str, name: str, out: Path) -> None:
         raise ExportFailed("the saved tokenizer does not reproduce the transformers tokenizer")
 
     def feeds(rows: list[list[int]]) -> dict[str, Any]:
-        width = max(len(r) for r in rows)
-        ids = np.full((len(rows), width), tokenizer.pad_token_id or 0, dtype=np.int64)
-        att = np.zeros((len(rows), width), dtype=np.int64)
-        for i, r in enumerate(rows):
-            ids[i, :len(r)] = r
-            att[i, :len(r)] = 1
+        ids, att = pad_arrays(rows, tokenizer.pad_token_id)
         out = {"input_ids": ids, "attention_mask": att}
         if kind == "pll":
             out["positions"] = np.array([len(r) // 2 for r in rows], dtype=np.int64)
@@ -407,13 +412,7 @@ def _export(kind: str, name: str, out: Path) -> None:
                                   input_names=inputs, output_names=["output"],
                                   dynamic_shapes=shapes, dynamo=True,
                                   verbose=False).save(str(out / "model.onnx"))
-        import onnxruntime as ort
-
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = 1
-        options.log_severity_level = 3
-        session = ort.InferenceSession(str(out / "model.onnx"), options,
-                                       providers=["CPUExecutionProvider"])
+        session = _session(out / "model.onnx")
     except ExportFailed:
         raise
     except Exception as e:      # the exporter or the runtime cannot take this model
@@ -437,7 +436,7 @@ def _export(kind: str, name: str, out: Path) -> None:
     del session
     special = sorted(set(tokenizer.all_special_ids))
     meta = {"kind": kind, "recipe": RECIPE, "name": name,
-            "folder": str(model_folder(name) or ""),
+            "folder": str(folder),
             "model_class": type(model).__name__,
             "hidden_size": int(model.config.hidden_size),
             "pad_token_id": tokenizer.pad_token_id, "mask_token_id": tokenizer.mask_token_id,
