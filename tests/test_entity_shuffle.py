@@ -71,3 +71,27 @@ def test_a_the_inside_the_sentence_is_part_of_the_name_and_stays():
             # no follow-up that only recases a name left in its place
             assert f.text != text and "the Eddy" not in f.text
             assert f.text.startswith("He played the music for The Eddy Duchin Story hands")
+
+
+def test_pairs_mode_exchanges_two_names_of_one_label_and_leaves_the_rest():
+    import pytest
+
+    text = "Ann met Bob and Cid in Paris and at the Louvre while Dee stayed in Rome."
+    at = lambda w: (text.index(w), text.index(w) + len(w))  # noqa: E731
+    spans = [Span(*at(w), "PERSON", raw_label="PERSON") for w in ("Ann", "Bob", "Cid", "Dee")]
+    spans += [Span(*at("Paris"), "LOCATION", raw_label="GPE"),
+              Span(*at("the Louvre"), "LOCATION", raw_label="FAC"),
+              Span(*at("Rome"), "LOCATION", raw_label="GPE")]
+    shuffle = EntityShuffle(follow_ups=20, mode="pairs")
+    out = shuffle.generate(Sentence("s", text), Prediction(tuple(spans)), random.Random(0), None)
+    # six pairs of persons and one of cities: a city never lands in the museum's place
+    assert len(out) == 7 and len({f.text for f in out}) == 7
+    for f in out:
+        changed = [r for r in f.edit.replacements if text[r.start:r.end] != r.new]
+        assert len(changed) == 2
+        assert {text[r.start:r.end] for r in changed} == {r.new for r in changed}
+        assert "the Louvre" in f.text[f.text.index(" at ") - 9:]
+    assert shuffle.describe()["mode"] == "pairs"
+    assert "mode" not in EntityShuffle(follow_ups=2).describe()
+    with pytest.raises(ValueError, match="permute"):
+        EntityShuffle(mode="all")

@@ -479,3 +479,50 @@ def test_a_name_brings_no_article_into_a_phrase_with_one(check):
               "won the war.")
     _dropped_for(check, _swap(source, "US", "the Confederate States"),
                  "into a phrase that has 'an'")
+
+
+def test_a_moved_name_of_one_word_needs_a_list_that_gives_its_type(check):
+    # "Hurston" (a writer, typed as an organisation by the system) is in no list: moving it
+    # puts a person where a magazine was ("with whom she had worked at Hurston")
+    source = ("Hurston contacted journalist William Bradford Huie, with whom she had worked at "
+              "The American Mercury.")
+    _dropped_for(check, _shuffle(source, "ORGANIZATION", "Hurston", "The American Mercury"),
+                 "'Hurston' was typed ORGANIZATION, but a name of one word")
+    # one-word names the lists type alike move: GeoNames places, first names, WordNet persons
+    source = "Mann left Munich for Zurich, where Einstein and Ginsberg had lived."
+    for label, names in (("LOCATION", ("Munich", "Zurich")),
+                         ("PERSON", ("Einstein", "Ginsberg"))):
+        kept, reasons = _judge(check, _shuffle(source, label, *names))
+        assert not any("name of one word" in r for r in reasons), reasons
+    # a name of several words has its own shape to go by and is not asked
+    source = "Anatole Litvak directed the film with Frank Partos in Hollywood."
+    kept, reasons = _judge(check, _shuffle(source, "PERSON", "Anatole Litvak", "Frank Partos"))
+    assert not any("name of one word" in r for r in reasons), reasons
+
+
+def test_a_name_after_a_capitalised_word_and_for_is_part_of_a_longer_one(check):
+    source = ("Pink supports charities including Run for the Cure Foundation and "
+              "the Prince's Trust.")
+    _dropped_for(check, _shuffle(source, "ORGANIZATION", "the Cure Foundation",
+                                 "the Prince's Trust"),
+                 "part of a longer name (after 'Run for')")
+    # at the sentence's start the capital says nothing
+    source = "Vote for the Labour Party, said the Guardian."
+    kept, reasons = _judge(check, _shuffle(source, "ORGANIZATION", "the Labour Party",
+                                           "the Guardian"))
+    assert not any("longer name" in r for r in reasons), reasons
+
+
+def test_a_place_before_a_region_the_system_did_not_find_is_an_address(check):
+    source = ("The choir sang at Lincoln Center in New York and the Kennedy Center in "
+              "Washington, D.C. Later it toured the United States.")
+    _dropped_for(check, _shuffle(source, "LOCATION", "Washington", "New York"),
+                 "part of the address 'Washington, D.C.'")
+
+
+def test_names_joined_by_an_ampersand_are_one_name(check):
+    source = "Spin-offs include Dead & Company, Furthur and Billy & amp; the Kids."
+    _dropped_for(check, _shuffle(source, "ORGANIZATION", "Billy", "Furthur"),
+                 "joined by '&'")
+    _dropped_for(check, _shuffle(source, "ORGANIZATION", "Company", "Furthur"),
+                 "joined by '&'")

@@ -179,3 +179,24 @@ def test_a_list_of_verbs_the_parser_did_not_coordinate_makes_no_question(parser)
             "Jester of Columbia humor magazine, won the Woodberry Poetry Prize, served as "
             "president of the Philolexian Society, and joined Boar's Head Society.")
     assert _question(parser, text) is None
+
+
+def test_clauses_the_parser_did_not_see_make_no_question(parser):
+    # a noun coordinated with the verb, then a finite verb without a subject: a second clause
+    text = ("Like The Black Diamonds, it uses a medieval, Arabian Nights -like setting, and the "
+            "Arabian Nights, like the fairy tales of the Brothers Grimm and the works of Edgar "
+            "Allan Poe, are known to have strongly influenced Smith's early writing.")
+    assert _question(parser, text) is None
+    # a capitalised article or preposition after a comma or a number: sentences run together
+    text = ("Polanski's next film centers on the Dreyfus affair, The film stars Jean Dujardin as "
+            "French officer Georges Picquart.")
+    assert _question(parser, text) is None
+    text = ("The Reference Library, March 1952, pp.159 In his Books column, Damon Knight selected "
+            "the novel as one of the best SF books of the 1950s.")
+    assert _question(parser, text) is None
+    # inside a title it follows a word, and a noun coordinated with the verb alone is no clause
+    text = "Victor Fleming went on to direct The Wizard of Oz and Gone With the Wind."
+    assert _question(parser, text) is not None
+    text = ("Pauli spent a year at the University of Göttingen as the assistant to Max Born, and "
+            "the following year at the Institute for Theoretical Physics.")
+    assert _question(parser, text) is not None

@@ -220,3 +220,101 @@ def test_words_of_names_and_fixed_expressions_are_not_replaced(nlp, tmp_path, mo
     assert src.fixed_expression(doc, at["big"]) == ""
     purse, high, big = src.candidates(doc, [at["purse"], at["high"], at["big"]], 5)
     assert purse == [] and high == [] and big
+
+
+class _GlossEncoder:
+    """Puts a text near the sentences (texts ending in "won.") when it holds one of ``near``:
+    stands in for an encoder that reads the sense a sentence means."""
+
+    def __init__(self, near):
+        self.near = near
+        self.calls = []
+
+    def embed_spans(self, spans, fixed_shapes=False):
+        import numpy as np
+
+        self.calls.append([t for t, _, _ in spans])
+        return np.array([[1.0, 0.0] if any(w in t for w in self.near) else [0.0, 1.0]
+                         for t, _, _ in spans], dtype=np.float32)
+
+    def describe(self):
+        return {"role": "encoder", "name": "gloss-test"}
+
+
+def test_wordnet_senses_in_context_take_synonyms_from_the_sense_the_sentence_means(
+        nlp, tmp_path, monkeypatch):
+    monkeypatch.setenv("MTRUN_CACHE", str(tmp_path))
+    _wordnet_or_skip()
+    pytest.importorskip("lemminflect")
+    from runner.text.candidates import WordNetCandidates
+
+    doc = nlp("The campaign against slavery won.")
+    common = [w for w, _ in WordNetCandidates().candidates(doc, [1], 10)[0]]
+    assert "run" in common and "crusade" in common    # political_campaign.n.01, campaign.n.02
+    crusade = _GlossEncoder(["crusade", "won."])      # campaign.n.02: "cause, crusade, …"
+    src = WordNetCandidates(sense_encoder=crusade)
+    [chosen] = src.candidates(doc, [1], 10)
+    assert {w for w, _ in chosen} == {"cause", "crusade", "drive", "movement", "effort"}
+    assert src.models()[1]["role"] == "sense encoder"
+    # each gloss is embedded once per run: a second sentence asks for the sentence alone
+    src.candidates(nlp("Their campaign won."), [1], 10)
+    assert len(crusade.calls[1]) == 1
+    # a word with one common sense asks the encoder nothing of its glosses
+    calls = len(crusade.calls)
+    src.candidates(nlp("The upheaval ended."), [1], 10)
+    assert len(crusade.calls) == calls
+    # a batch primed ahead: one encoder pass for all its sentences, none while planning
+    docs = [nlp("The campaign for peace won."), nlp("His campaign against slavery won.")]
+    src.prime([(d, [1]) for d in docs])
+    assert len(crusade.calls) == calls + 1 and crusade.calls[-1] == [d.text for d in docs]
+    assert [src.candidates(d, [1], 10) for d in docs] == [[chosen]] * 2
+    assert len(crusade.calls) == calls + 1
+
+
+@pytest.mark.slow
+def test_the_embedded_encoder_picks_the_sense_of_the_sentence(nlp, tmp_path, monkeypatch):
+    monkeypatch.setenv("MTRUN_CACHE", str(tmp_path))
+    _wordnet_or_skip()
+    pytest.importorskip("lemminflect")
+    from runner.models import get_encoder
+    from runner.text.candidates import WordNetCandidates
+
+    src = WordNetCandidates(sense_encoder=get_encoder("sentence-transformers/all-MiniLM-L6-v2",
+                                                      device="cpu"))
+    for text, word, wrong in (
+            ("It is influenced by the tragedies of Sophocles and Seneca.", "tragedies",
+             {"disasters", "catastrophes"}),
+            ("The air raid was part of the aerial campaign against the Home Islands.",
+             "campaign", {"run", "drive"}),
+            ("A number of Independent candidates came together.", "number", {"figure"})):
+        doc = nlp(text)
+        [i] = [t.i for t in doc if t.text == word]
+        words = {w for w, _ in src.candidates(doc, [i], 10)[0]}
+        assert not words & wrong, (text, words)
+
+
+def test_gloss_embeddings_are_kept_next_to_the_encoders_copy(nlp, tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    monkeypatch.setenv("MTRUN_CACHE", str(tmp_path))
+    _wordnet_or_skip()
+    pytest.importorskip("lemminflect")
+    from runner.text.candidates import WordNetCandidates
+
+    doc = nlp("The campaign against slavery won.")
+    first = _GlossEncoder(["crusade", "won."])
+    first.copy = SimpleNamespace(folder=tmp_path)
+    chosen = WordNetCandidates(sense_encoder=first).candidates(doc, [1], 10)
+    assert (tmp_path / "wordnet_glosses.npz").is_file()
+    # another process (a new encoder object over the same copy) reads them: only the sentence
+    # goes through the encoder, and the choice is the same
+    again = _GlossEncoder(["crusade", "won."])
+    again.copy = SimpleNamespace(folder=tmp_path)
+    assert WordNetCandidates(sense_encoder=again).candidates(doc, [1], 10) == chosen
+    assert again.calls == [[doc.text]]
+    # a damaged file is made again
+    (tmp_path / "wordnet_glosses.npz").write_bytes(b"not a zip")
+    third = _GlossEncoder(["crusade", "won."])
+    third.copy = SimpleNamespace(folder=tmp_path)
+    assert WordNetCandidates(sense_encoder=third).candidates(doc, [1], 10) == chosen
+    assert len(third.calls[0]) > 1

@@ -62,7 +62,9 @@ follow-up that fails any check is dropped; the reasons are recorded in
    that WordNet 3.0 knows (an instance such as "El Greco",
    or a name headed by a common noun such as "the Franco-Monegasque Treaty") must have a sense
    of the type the system gave it (``TYPE_LEXNAMES``); otherwise the shuffle swaps unlike things
-   and its violation only repeats the source's typing error. With a ``referee`` (a second spaCy
+   and its violation only repeats the source's typing error. A moved name of one word must be
+   in a list made without the system (GeoNames, first names, WordNet) with that type: bare
+   words are what the system types wrongly ("Hurston" as an organisation). With a ``referee`` (a second spaCy
    pipeline), its entity recogniser must read all the names a type's shuffle moves as one kind.
 5. ``question_front`` — the auxiliary of a yes/no question goes first (after opening punctuation
    or a coordinating conjunction, or after a phrase set off by a comma: "In 2019, did …?");
@@ -138,6 +140,11 @@ _NAME_PARTS = frozenset({"compound", "flat"})
 # What continues a name after it: "of", "upon" or "at" and a capitalised word ("Party of
 # Australia", "Kingston upon Hull", "Charles II of England", "University of Colorado at Boulder").
 _NAME_GOES_ON = re.compile(r"\s+(?:of|upon|at)\s+[A-Z][\w-]*")
+_AMPERSAND_BEFORE = re.compile(r"&(?:\s*amp;)?\s*$")
+_AMPERSAND_AFTER = re.compile(r"\s*&")
+# What continues a name before it: a capitalised word and "for" ("Center for the Performing Arts",
+# "Run for the Cure Foundation", "Campaign for Nuclear Disarmament").
+_NAME_BEFORE = re.compile(r"\b[A-Z][\w'-]*\s+for\s+(?:the\s+)?$")
 _HYPHENATED_CAPITAL = re.compile(r"^[A-Z][a-z]*(?:-[A-Za-z]+)+$")
 # An alias in brackets right after a name: an abbreviation of two or more capitals ("(IMF)",
 # "(DCCC)", "(CdL)").
@@ -419,10 +426,16 @@ class ParseCheckFilter(Filter):
             if kind is None:
                 continue
             for name in dict.fromkeys(names):
+                if name not in moved:           # a name left in place swaps nothing
+                    continue
                 senses = self.name_senses(sdoc, name)
-                if senses and not senses & TYPE_LEXNAMES[kind]:
+                if senses and not senses & TYPE_LEXNAMES[kind] and not _fits_anyway(name, kind,
+                                                                                   senses):
                     reasons.append(f"entity_types: {name!r} was typed {label}; WordNet knows it "
                                    f"only as {', '.join(sorted(senses))}")
+                elif not senses and _unconfirmed_word(name, kind):
+                    reasons.append(f"entity_types: {name!r} was typed {label}, but a name of "
+                                   f"one word that no list knows has nothing to confirm it")
         if self.referee_nlp is not None:
             names = (referee_names or {}).get(sdoc.text)
             if names is None:
@@ -637,6 +650,15 @@ class ParseCheckFilter(Filter):
         if (m := _NAME_GOES_ON.match(text, end)) and not (
                 person and m.group(0).split()[0] in ("of", "at")):
             return f"is part of a longer name (followed by {m.group(0).strip()!r})"
+        # "Dunn" of "Brooks & Dunn", "Billy" of "Billy & the Kids" (also written "& amp;"):
+        # names joined by an ampersand are one name
+        if _AMPERSAND_BEFORE.search(text[:start]) or _AMPERSAND_AFTER.match(text, end):
+            return "is part of a longer name (joined by '&')"
+        # "the Performing Arts" of "the John F. Kennedy Center for the Performing Arts", "the
+        # Cure Foundation" of "Run for the Cure Foundation": a capitalised word and "for" before
+        # it, inside the sentence
+        if (m := _NAME_BEFORE.search(text[:start])) and text[:m.start()].strip(" \"'“‘("):
+            return f"is part of a longer name (after {m.group(0).strip()!r})"
         # "Commonwealth Federation" of "Co-operative Commonwealth Federation": a capitalised
         # word of hyphen-joined parts right before it, not at the sentence's start
         before = text[:start]
@@ -824,6 +846,22 @@ def _comma_addresses(text: str, places: Sequence[tuple[int, int]]) -> dict[tuple
     regions = _regions()
     out: dict[tuple[int, int], str] = {}
     ordered = sorted(places)
+    for a, b in ordered:
+        # "Washington, D.C.": the region after the comma need not be a name the system found
+        words = text[b + 2:b + 40].split()
+        if text[b:b + 2] != ", " or not words:
+            continue
+        for k in (3, 2, 1):
+            region = " ".join(words[:k]).rstrip(",;:)")
+            region = region if region in regions else region.rstrip(".")
+            if region not in regions:
+                continue
+            if text[a:b] in regions and region not in _REGION_ABBREVIATIONS:
+                break     # "Slovakia, Poland": two countries of a list
+            rest = text[b + 2 + len(region):].lstrip(".")
+            if not (rest.startswith(",") and " and " in rest[:40]):
+                out[(a, b)] = text[a:b + 2] + region
+            break
     for (a, b), (c, d) in zip(ordered, ordered[1:]):
         if text[b:c] != ", " or text[c:d] not in regions:
             continue
@@ -871,6 +909,46 @@ def _mentions(text: str, name: str, slots: Sequence[tuple[int, int]]) -> int:
     return sum(1 for m in re.finditer(r"(?<!\w)" + re.escape(name) + r"(?!\w)", text)
                if (m.start(), m.end()) in slots
                or not any(a < m.end() and m.start() < b for a, b in slots))
+
+
+def _fits_anyway(name: str, kind: str, senses: frozenset[str]) -> bool:
+    """A name whose head noun's senses do not fit its type but whose shape does: a person's
+    name that starts with a first name, whatever its surname means ("Johnny Winter", "Archie
+    Roach"), and a group of people named by a plural of persons ("Backstreet Boys", "The Avett
+    Brothers")."""
+    from runner.tasks.ner.repair.gazetteer import name_type
+
+    words = name.split()
+    if words and words[0].lower() == "the":
+        words = words[1:]
+    if len(words) < 2:
+        return False
+    if kind == "PERSON":
+        return name_type(words[0]) == "PERSON"
+    return (kind == "ORGANIZATION" and "noun.person" in senses
+            and words[-1].endswith("s") and not words[-1].endswith("'s"))
+
+
+#: places of this many people or more confirm a one-word LOCATION (GeoNames, as in repair's lists)
+_CONFIRMING_CITY_POPULATION = 15_000
+
+
+def _unconfirmed_word(name: str, kind: str) -> bool:
+    """A one-word name (no leading article) that no list made without the system gives the
+    type ``kind``: GeoNames places, the shipped first names, WordNet's proper names
+    (:func:`runner.tasks.ner.repair.gazetteer.name_type`). The system and the referee, both
+    small spaCy pipelines trained on the same corpus, type such bare words alike and wrongly
+    ("Hurston contacted …" as an organisation, "the epic Buddenbrooks" as a person, "Cilicia"
+    as a person), and moving one swaps unlike things ("with whom she had worked at Hurston");
+    a name of several words has its own shape to go by, a bare word has none."""
+    from runner.tasks.ner.repair.gazetteer import name_type
+
+    words = name.split()
+    if words and words[0].lower() == "the":
+        words = words[1:]
+    if len(words) != 1:
+        return False
+    return name_type(words[0], _CONFIRMING_CITY_POPULATION) != kind
 
 
 def _typed(order: Mapping | None, kind: str) -> set[str]:

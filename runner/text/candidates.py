@@ -10,6 +10,7 @@ capitalisation.
 from __future__ import annotations
 
 import functools
+import os
 from typing import Any, Sequence
 
 # Penn tag prefix → WordNet part of speech.
@@ -28,6 +29,10 @@ class CandidateSource:
 
     def describe(self) -> dict[str, Any]:
         raise NotImplementedError
+
+    def models(self) -> list[dict[str, Any]]:
+        """Every model this source runs (for the report's model table)."""
+        return [self.describe()]
 
 
 class MaskedLMCandidates(CandidateSource):
@@ -72,10 +77,15 @@ class WordNetCandidates(CandidateSource):
     name = "wordnet"
     MIN_SENSE_SHARE = 0.1
 
-    def __init__(self) -> None:
+    def __init__(self, *, sense_encoder: Any = None) -> None:
+        """``sense_encoder``: a text encoder (:func:`runner.models.get_encoder`) that picks,
+        among the word's common senses, the one its sentence means (:meth:`_in_context`);
+        without one, every common sense gives synonyms."""
         from runner.models.wordnet import load_wordnet
 
         self.wn = load_wordnet()
+        self.sense_encoder = sense_encoder
+        self._primed: dict[tuple[str, int], frozenset[str]] = {}
         try:
             import lemminflect
         except ImportError as e:
@@ -86,12 +96,22 @@ class WordNetCandidates(CandidateSource):
         self._inflect = lemminflect.getInflection
 
     def describe(self) -> dict[str, Any]:
-        return {"role": "candidates", "backend": "wordnet+lemminflect",
-                "name": f"WordNet {self.wn.get_version()}", "device": "cpu"}
+        out = {"role": "candidates", "backend": "wordnet+lemminflect",
+               "name": f"WordNet {self.wn.get_version()}", "device": "cpu"}
+        if self.sense_encoder is not None:
+            out["senses"] = "context"
+            out["sense_encoder"] = self.sense_encoder.describe().get("name")
+        return out
+
+    def models(self) -> list[dict[str, Any]]:
+        out = [self.describe()]
+        if self.sense_encoder is not None:
+            out.append({**self.sense_encoder.describe(), "role": "sense encoder"})
+        return out
 
     @functools.lru_cache(maxsize=20000)
-    def _synonyms(self, lemma: str, pos: str) -> tuple[tuple[str, float], ...]:
-        out: dict[str, float] = {}
+    def _senses(self, lemma: str, pos: str) -> tuple[tuple[int, Any], ...]:
+        """The word's common senses (``MIN_SENSE_SHARE``), with their rank in WordNet's order."""
         synsets = self.wn.synsets(lemma, pos)
         if pos == "a":
             synsets += self.wn.synsets(lemma, "s")   # satellite adjectives
@@ -99,8 +119,16 @@ class WordNetCandidates(CandidateSource):
         counts = [sum(self._count(lem) for lem in syn.lemmas() if lem.name().lower() == lemma)
                   for syn in synsets]
         total = sum(counts)
-        for rank, syn in enumerate(synsets):
-            if (counts[rank] < self.MIN_SENSE_SHARE * total) if total else rank > 0:
+        return tuple((rank, syn) for rank, syn in enumerate(synsets)
+                     if not ((counts[rank] < self.MIN_SENSE_SHARE * total) if total else rank > 0))
+
+    @functools.lru_cache(maxsize=20000)
+    def _synonyms(self, lemma: str, pos: str,
+                  keep: frozenset[str] | None = None) -> tuple[tuple[str, float], ...]:
+        """Synonyms from the common senses (only those named in ``keep`` when given)."""
+        out: dict[str, float] = {}
+        for rank, syn in self._senses(lemma, pos):
+            if keep is not None and syn.name() not in keep:
                 continue
             for lem in syn.lemmas():
                 name = lem.name()
@@ -134,17 +162,85 @@ class WordNetCandidates(CandidateSource):
                     return doc[start:end].text
         return ""
 
+    def _word(self, doc: Any, i: int) -> tuple[str, str] | None:
+        """The (lemma, WordNet part of speech) token ``i`` is looked up by, or None."""
+        tok = doc[i]
+        pos = _WN_POS.get(tok.tag_[:2])
+        if pos is None or self.fixed_expression(doc, i):
+            return None
+        lemma = tok.lemma_ if tok.lemma_ and tok.lemma_ != "-PRON-" else tok.text
+        return lemma.lower(), pos
+
+    def prime(self, asks: Sequence[tuple[Any, Sequence[int]]]) -> None:
+        """Choose the senses of a whole batch's tokens (``(doc, token indices)`` per source)
+        ahead of :meth:`candidates`: one encoder pass for every sentence and new gloss of the
+        batch instead of one per sentence. Without a sense encoder there is nothing to do."""
+        if self.sense_encoder is None:
+            return
+        keys, senses = [], []
+        for doc, tokens in asks:
+            for i in tokens:
+                word = self._word(doc, i)
+                if word is not None:
+                    keys.append((doc.text, i))
+                    senses.append((doc.text, [s for _, s in self._senses(*word)]))
+        self._primed = dict(zip(keys, self._in_context(senses)))
+
+    def _in_context(self, asks: Sequence[tuple[str, Sequence[Any]]]) -> list[frozenset[str]]:
+        """Per (sentence, senses of one of its words), the sense the sentence means: the one
+        whose gloss (its words, definition and examples) the encoder puts nearest the sentence
+        (cosine of mean-pooled embeddings, a simplified Lesk). WordNet lists many senses per
+        word and a synonym of another sense reads as another word ("the tragedies of Sophocles"
+        → "the disasters", "the desert contains …" → "carries", "the poem's major source" →
+        "root"); the tiny offline language model cannot tell, the encoder often can. Glosses are
+        embedded once per encoder and process."""
+        import numpy as np
+
+        choose = [(text, ss) for text, ss in asks if len(ss) > 1]
+        if not choose:
+            return [frozenset(s.name() for s in ss) for _, ss in asks]
+        glosses = _gloss_vectors(self.sense_encoder)
+        texts = list(dict.fromkeys(text for text, _ in choose))
+        new = list(dict.fromkeys(s.name() for _, ss in choose for s in ss
+                                 if s.name() not in glosses))
+        inputs = texts + [_gloss(self.wn.synset(n)) for n in new]
+        # (a gloss read from the file may differ from the one this pass would make in its last
+        # bits, as batch shapes move them; only an exact tie between two senses could turn)
+        vectors = self.sense_encoder.embed_spans([(t, 0, len(t)) for t in inputs])
+        vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+        glosses.update(zip(new, vectors[len(texts):]))
+        if new:
+            _save_glosses(self.sense_encoder, glosses)
+        sentence = dict(zip(texts, vectors[:len(texts)]))
+        out = []
+        for text, ss in asks:
+            if len(ss) < 2:
+                out.append(frozenset(s.name() for s in ss))
+                continue
+            sims = [float(glosses[s.name()] @ sentence[text]) for s in ss]
+            out.append(frozenset({ss[int(np.nanargmax(sims))].name()}))
+        return out
+
     def candidates(self, doc, tokens, k):
+        words = [self._word(doc, i) for i in tokens]
+        keep: list[frozenset[str] | None] = [None] * len(words)
+        if self.sense_encoder is not None:
+            primed = self._primed
+            ask = [n for n, (i, w) in enumerate(zip(tokens, words))
+                   if w is not None and (doc.text, i) not in primed]
+            chosen = self._in_context([(doc.text, [s for _, s in self._senses(*words[n])])
+                                       for n in ask])
+            keep = [primed.get((doc.text, i)) for i in tokens]
+            for n, senses in zip(ask, chosen):
+                keep[n] = senses
         result = []
-        for i in tokens:
+        for i, word, senses in zip(tokens, words, keep):
             tok = doc[i]
-            pos = _WN_POS.get(tok.tag_[:2])
-            if pos is None or self.fixed_expression(doc, i):
+            if word is None:
                 result.append([])
                 continue
-            lemma = tok.lemma_ if tok.lemma_ and tok.lemma_ != "-PRON-" else tok.text
             cands = []
-            for syn, score in self._synonyms(lemma.lower(), pos):
+            for syn, score in self._synonyms(*word, keep=senses):
                 forms = self._inflect(syn, tok.tag_) if tok.tag_ not in ("VB", "JJ", "NN") else (syn,)
                 if forms:
                     cands.append((forms[0], score))
@@ -152,6 +248,62 @@ class WordNetCandidates(CandidateSource):
                     break
             result.append(cands)
         return result
+
+
+#: gloss embeddings per sense encoder (by id: encoders are loaded once per process)
+_GLOSS_VECTORS: dict[int, dict[str, Any]] = {}
+_GLOSS_FILE = "wordnet_glosses.npz"
+
+
+def _gloss_file(encoder: Any) -> Any:
+    """Where an encoder's gloss embeddings are kept between runs: in its ONNX Runtime copy's
+    folder (:mod:`runner.models.runtime`), whose name is the key of the model's files and
+    versions, so they go when the copy goes; None for an encoder without one (torch)."""
+    folder = getattr(getattr(encoder, "copy", None), "folder", None)
+    return None if folder is None else folder / _GLOSS_FILE
+
+
+def _gloss_vectors(encoder: Any) -> dict[str, Any]:
+    """The encoder's gloss embeddings (synset name → unit vector), read from its copy's folder
+    on first use."""
+    import numpy as np
+
+    key = id(encoder)
+    if key not in _GLOSS_VECTORS:
+        vectors: dict[str, Any] = {}
+        path = _gloss_file(encoder)
+        if path is not None and path.is_file():
+            try:
+                with np.load(path, allow_pickle=False) as data:
+                    vectors = dict(zip(data["names"].tolist(), data["vectors"]))
+            except (OSError, ValueError, KeyError):
+                vectors = {}             # damaged: made again as the glosses are met
+        _GLOSS_VECTORS[key] = vectors
+    return _GLOSS_VECTORS[key]
+
+
+def _save_glosses(encoder: Any, vectors: dict[str, Any]) -> None:
+    """Write the encoder's gloss embeddings next to its copy (whole, then renamed into place);
+    a folder that cannot be written is left as it is."""
+    import numpy as np
+
+    path = _gloss_file(encoder)
+    if path is None:
+        return
+    names = list(vectors)
+    part = path.with_name(f".{path.stem}.{os.getpid()}.npz")
+    try:
+        np.savez(part, names=np.array(names), vectors=np.stack([vectors[n] for n in names]))
+        os.replace(part, path)
+    except OSError:
+        part.unlink(missing_ok=True)
+
+
+def _gloss(synset: Any) -> str:
+    """What the encoder compares with a sentence for one sense: its words, definition and
+    examples ("tragedy, calamity, …: an event resulting in great loss and misfortune; …")."""
+    words = ", ".join(lem.name().replace("_", " ") for lem in synset.lemmas())
+    return "; ".join([f"{words}: {synset.definition()}", *synset.examples()])
 
 
 _COUNTS: dict[str, dict[str, int]] = {}
@@ -322,7 +474,8 @@ def _text_vectors(path: str) -> tuple[Any, list[str], dict[str, int]]:
 
 
 def make_source(source: str, *, masked_lm: str, vectors: str, device: str, fp16: bool,
-                batch_size: int, vectors_file: str | None = None) -> CandidateSource:
+                batch_size: int, vectors_file: str | None = None, senses: str = "common",
+                sense_encoder: str = "sentence-transformers/all-MiniLM-L6-v2") -> CandidateSource:
     if source == "vectors_file":
         if not vectors_file:
             raise ValueError("source vectors_file needs `vectors_file:` (a word-vector text file)")
@@ -330,10 +483,24 @@ def make_source(source: str, *, masked_lm: str, vectors: str, device: str, fp16:
     if source == "masked_lm":
         return MaskedLMCandidates(masked_lm, device=device, fp16=fp16, batch_size=batch_size)
     if source == "wordnet":
+        if senses not in ("common", "context"):
+            raise ValueError(f"senses must be 'common' or 'context', not {senses!r}")
+        if senses == "context":
+            from runner.models import get_encoder
+
+            return WordNetCandidates(sense_encoder=get_encoder(sense_encoder, device=device,
+                                                               fp16=fp16, batch_size=batch_size))
         return WordNetCandidates()
     if source == "vectors":
         return VectorCandidates(vectors)
     raise ValueError(f"unknown candidate source {source!r}")
+
+
+def sense_params(source: str, senses: str, sense_encoder: str) -> dict[str, Any]:
+    """The sense parameters a transformation records: they mean something to WordNet only."""
+    if source != "wordnet" or senses == "common":
+        return {}
+    return {"senses": senses, "sense_encoder": sense_encoder}
 
 
 def match_case(word: str, like: str) -> str:

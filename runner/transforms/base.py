@@ -65,6 +65,7 @@ class PlannedTransformation(Transformation):
     every candidate sentence of the batch at once (one tagging pass, not one per source)."""
 
     def generate_batch(self, items: Sequence[BatchItem]) -> list[list[FollowUp]]:
+        self._before_plans(items)
         plans = [self._plan(i.source, i.prediction, i.doc) for i in items]
         self._prepare([t for plan in plans if plan for t in plan[1]])
         return [[f for f in self._finish(i.source, i.doc, plan) if f.text != i.source.text]
@@ -74,6 +75,9 @@ class PlannedTransformation(Transformation):
                   doc: Any) -> list[FollowUp]:
         plan = self._plan(source, prediction, doc)
         return self._finish(source, doc, plan) if plan else []
+
+    def _before_plans(self, items: Sequence[BatchItem]) -> None:
+        """Work for a whole batch ahead of :meth:`_plan` (one model pass, not one per source)."""
 
     def _prepare(self, texts: Sequence[str]) -> None:
         """Analyse the candidate sentences of a whole batch ahead of :meth:`_finish`."""

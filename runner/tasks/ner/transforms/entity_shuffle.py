@@ -3,6 +3,7 @@ same type was, shuffling within each type. Sentences without two distinct entiti
 make no follow-up."""
 from __future__ import annotations
 
+import itertools
 import random
 from collections import defaultdict
 from typing import Any, Sequence
@@ -18,10 +19,15 @@ _ATTEMPTS_PER_FOLLOW_UP = 20
 class EntityShuffle(Transformation):
     name = "entity_shuffle"
 
-    def __init__(self, *, follow_ups: int = 1, types: Sequence[str] | None = None) -> None:
-        super().__init__(follow_ups=follow_ups, types=list(types) if types else None)
+    def __init__(self, *, follow_ups: int = 1, types: Sequence[str] | None = None,
+                 mode: str = "permute") -> None:
+        if mode not in ("permute", "pairs"):
+            raise ValueError(f"entity_shuffle mode must be 'permute' or 'pairs', not {mode!r}")
+        super().__init__(follow_ups=follow_ups, types=list(types) if types else None,
+                         **({"mode": mode} if mode != "permute" else {}))
         self.follow_ups = follow_ups
         self.types = set(types) if types else None
+        self.mode = mode
 
     def _generate(self, source: Sentence, prediction: Prediction, rng: random.Random,
                   doc: Any) -> list[FollowUp]:
@@ -36,6 +42,8 @@ class EntityShuffle(Transformation):
             return []
         # where each name first stands (a leading "The" there is recased where it lands)
         origin = {t: {s.text_in(text): s.start for s in reversed(ss)} for t, ss in groups.items()}
+        if self.mode == "pairs":
+            return self._pairs(text, groups, origin, rng)
         out: list[FollowUp] = []
         seen = {text}
         for _ in range(self.follow_ups * _ATTEMPTS_PER_FOLLOW_UP):
@@ -55,6 +63,33 @@ class EntityShuffle(Transformation):
             if follow_up.text not in seen:
                 seen.add(follow_up.text)
                 out.append(follow_up)
+        return out
+
+    def _pairs(self, text: str, groups: dict[str, list[Span]], origin: dict[str, dict[str, int]],
+               rng: random.Random) -> list[FollowUp]:
+        """``mode: pairs``: each follow-up exchanges two different names of one type (every
+        mention of each) and leaves the others where they stand; the pairs are drawn at random
+        without repeating one. In a list of a dozen names a whole permutation moves them all,
+        and one the system typed wrongly makes it a swap of unlike things; two at a time, the
+        other pairs stay testable, and a violation points at the two names moved."""
+        # the system's own label where it reports one (OntoNotes GPE, FAC, LOC): a city is not
+        # put in a concert hall's place ("at Liverpool's London, … Drury Lane in Philharmonic
+        # Hall") though both are places to the suite
+        raw = {s.text_in(text): s.raw_label for ss in groups.values() for s in ss}
+        pairs = [(label, a, b) for label in sorted(groups)
+                 for a, b in itertools.combinations(
+                     list(dict.fromkeys(s.text_in(text) for s in groups[label])), 2)
+                 if not (raw[a] and raw[b] and raw[a] != raw[b])]
+        out: list[FollowUp] = []
+        for label, a, b in rng.sample(pairs, min(self.follow_ups, len(pairs))):
+            spans = groups[label]
+            texts = [s.text_in(text) for s in spans]
+            swapped = [b if t == a else a if t == b else t for t in texts]
+            replacements = [Replacement(s.start, s.end,
+                                        _article_case(text, s.start, new, origin[label][new]))
+                            for s, old, new in zip(spans, texts, swapped) if new != old]
+            out.append(FollowUp.from_replacements(text, replacements, self.name,
+                                                  order={label: swapped}))
         return out
 
 

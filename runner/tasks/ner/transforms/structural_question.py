@@ -159,6 +159,22 @@ def _question_edit(text: str, doc: Any, keep_case_at: frozenset[int] | set[int]
         # coordinated clauses ("X had frozen, and Y had been conquered"): a question made of
         # the first alone leaves the second a statement inside it
         return None
+    nominal = [c.i for c in root.children
+               if c.dep_ == "conj" and c.pos_ in ("NOUN", "PROPN", "PRON")]
+    if nominal and any(t.i > nominal[0] and t.head.i == root.i and _subjectless_finite(t)
+                       for t in doc):
+        # a noun coordinated with the verb, then a finite verb with no subject: the second
+        # clause of two, which the parser did not see ("it uses a … setting, and the Arabian
+        # Nights, like …, are known to …")
+        return None
+    if any(t.i > 0 and t.is_title and (t.tag_ == "IN" or t.lower_ in ("the", "a", "an"))
+           and t.i + 1 < len(doc) and doc[t.i + 1].is_lower
+           and (doc[t.i - 1].text == "," or doc[t.i - 1].text[-1].isdigit()) for t in doc):
+        # an article or preposition written with a capital after a comma or a number, before
+        # a lowercase word: two sentences run together or a fragment before one ("…, pp.159
+        # In his Books column …", "…, the Dreyfus affair, The film stars …"), which no
+        # question can be made of (inside a title it follows a word: "Gone With the Wind")
+        return None
     if any(t.tag_ == "VB" and t.dep_ in ("conj", "dep", "parataxis") and t.head.tag_ != "VB"
            and not any(c.dep_ in _SUBJECT_DEPS or c.dep_ in _AUX_DEPS or c.dep_ == "mark"
                        for c in t.children) for t in doc):
@@ -225,6 +241,16 @@ def _question_edit(text: str, doc: Any, keep_case_at: frozenset[int] | set[int]
     reps.append(Replacement(final.idx, final.idx + 1, "?"))
     # "fronted": the word now before the subject ("Won't" for the tokens "wo" + "n't")
     return reps, {"case": case, "verb": verb.text, "fronted": moved}
+
+
+def _subjectless_finite(verb: Any) -> bool:
+    """A clause's verb with a tense (its own or its auxiliary's) and no subject of its own."""
+    if verb.pos_ not in ("VERB", "AUX") or verb.dep_ not in ("ccomp", "conj", "dep", "parataxis"):
+        return False
+    if any(c.dep_ in _SUBJECT_DEPS for c in verb.children):
+        return False
+    return verb.tag_ in _DO_BY_TAG or any(c.dep_ in _AUX_DEPS and c.tag_ in _DO_BY_TAG
+                                          for c in verb.children)
 
 
 def _front_is_set_off(doc: Any, root: Any, subj_first: Any) -> bool:

