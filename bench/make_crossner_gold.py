@@ -1,9 +1,10 @@
 """Builds suites/data/crossner_<domain>.jsonl from a domain of CrossNER (Liu et al. 2021,
 github.com/zliucr/CrossNER, MIT licence; the sentences come from Wikipedia, CC BY-SA): gold NER
-sets of Wikipedia text (politics: read once as a fresh set, then tuned on; science: kept unread
-to measure on).
+sets of Wikipedia text (politics, science, literature and music: read as fresh sets one after
+another, then tuned on; AI, its test and dev splits in one file: kept unread to measure on).
 
 Usage: python bench/make_crossner_gold.py PATH/ner_data/DOMAIN/test.txt suites/data [DOMAIN]
+(AI: the test file, a blank line, then the dev file, in one file.)
 
 The file holds tokens and BIO tags, tab-separated, one token a line, sentences separated by blank
 lines. Each sentence is detokenised (``make_wikigold_gold.detokenise``) and its tags become
