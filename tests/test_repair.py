@@ -605,6 +605,9 @@ def test_gazetteer_types_places_and_people_without_the_system():
     assert name_type("Tina Anselmi") == "PERSON"             # a first name, then a surname
     assert name_type("Günter de Bruyn") == "PERSON"          # a particle between
     assert name_type("Glenda") == "PERSON"
+    # an organisation named after a person: its last word is a WordNet noun of groups only
+    assert name_type("Simon Fraser University") is None
+    assert name_type("Eli Young Band") is None and name_type("Neil Young") == "PERSON"
     # WordNet 3.0's proper names: named lands and organisations; a capitalised common noun
     # ("Nazi") or a name with senses of two kinds ("Sun": a star and a person) has no type
     assert name_type("Crimea") == "LOCATION" and name_type("NATO") == "ORGANIZATION"

@@ -10,7 +10,8 @@ A name found in a list made without the system is evidence the vote cannot give:
 - PERSON: a name whose first word is a first name of the list shipped for ``entity_swap``
   (``transforms/data/first_names.json``: Faker's first names without common English words and
   without places), and whose other words are capitalised or short particles ("Günter de Bruyn",
-  "Tina Anselmi"), or a first name alone ("Glenda").
+  "Tina Anselmi"), or a first name alone ("Glenda"); not when its last word is a WordNet noun of
+  groups and never of persons ("Simon Fraser University", "Eli Young Band").
 
 - ORGANIZATION, LOCATION or PERSON: a proper name of WordNet 3.0 (the Debian data mtrun already
   reads) whose capitalised noun senses are all named organisations ("NATO", "FBI"), named places,
@@ -84,6 +85,17 @@ def wordnet_type(text: str) -> str | None:
     return types.pop() or None if len(types) == 1 else None
 
 
+@lru_cache(maxsize=65536)
+def _group_noun(word: str) -> bool:
+    """Whether WordNet 3.0 knows the word as a noun of groups and never of persons: the head of
+    an organisation's name that starts with a first name ("Simon Fraser University", "Eli Young
+    Band", "Paul Butterfield Blues Band"), not a surname that is also a word ("Young", "Bush")."""
+    from runner.models.wordnet import load_wordnet
+
+    lexnames = {s.lexname() for s in load_wordnet().synsets(word.lower(), pos="n")}
+    return "noun.group" in lexnames and "noun.person" not in lexnames
+
+
 def load() -> None:
     """Read the lists now (at the start of a run), so that a missing one (WordNet's Debian data)
     is a clear error before any sentence is tested."""
@@ -108,7 +120,8 @@ def name_type(name: str, min_city_population: int = MIN_CITY_POPULATION,
     words = text.split()
     if words[0] in _first_names() and (
             len(words) == 1 or (words[-1][:1].isupper()
-                                and all(w[:1].isupper() or _particle(w) for w in words[1:]))):
+                                and all(w[:1].isupper() or _particle(w) for w in words[1:])
+                                and not (wordnet and _group_noun(words[-1])))):
         found.add(PERSON)
     if wordnet:
         typ = wordnet_type(text)
