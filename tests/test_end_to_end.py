@@ -52,7 +52,8 @@ def test_sample_run_writes_consistent_results(sample_run):
         assert f["tested"] == rows[(name, "MR1" if name in ("token_mlm", "phrase_np") else "MR2")][
             "follow_ups"]
     assert {m["role"] for m in results["components"]["models"]} == {
-        "candidates", "encoder", "scorer", "parser", "verb frames", "referee NER"}
+        "candidates", "encoder", "sense encoder", "scorer", "parser", "verb frames",
+        "referee NER"}
     for c in cases:
         if c["transformation"] in ("token_mlm", "phrase_np"):
             assert c["follow_up"]["meta"]["source"] == "wordnet"
