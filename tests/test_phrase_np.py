@@ -114,3 +114,11 @@ def test_smallest_nps_of_a_constituency_tree(nlp):
 
     doc = nlp("John of the old house sleeps")
     assert _stanza_smallest_nps(lambda _: Parsed(), doc) == [(0, 1), (2, 5)]
+
+
+def test_a_phrase_headed_by_a_capitalised_word_is_a_title_left_alone(nlp):
+    t = PhraseNP(candidate_source=HeadCandidates(), top_k=4)
+    text = "Viola and Jones wrote Robust Real-time Object Detection in the spring."
+    doc = nlp(text)
+    nps = [doc[a:b].text for a, b, _ in t.noun_phrases(doc, Prediction(()))]
+    assert not any("Detection" in p for p in nps) and "the spring" in nps

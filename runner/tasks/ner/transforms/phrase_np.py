@@ -89,7 +89,11 @@ class PhraseNP(PlannedTransformation):
             nouns = [t for t in phrase if t.pos_ == "NOUN" and t.tag_ in ("NN", "NNS")]
             if not nouns:
                 continue        # pronoun, proper noun, number: nothing to paraphrase
-            head = phrase.root if phrase.root in nouns else nouns[-1]
+            root = phrase.root
+            if root not in nouns and root.text[:1].isupper() and not root.is_sent_start:
+                continue        # a phrase headed by a capitalised word is a name or a title:
+                                # "Robust Real-time Object Detection" ↛ "… Real-clip …"
+            head = root if root in nouns else nouns[-1]
             if not head.text.isalpha():
                 continue
             if head.text[:1].isupper() and not head.is_sent_start:
