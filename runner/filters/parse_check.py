@@ -856,22 +856,24 @@ def _comma_addresses(text: str, places: Sequence[tuple[int, int]]) -> dict[tuple
             region = region if region in regions else region.rstrip(".")
             if region not in regions:
                 continue
-            if text[a:b] in regions and region not in _REGION_ABBREVIATIONS:
-                break     # "Slovakia, Poland": two countries of a list
-            rest = text[b + 2 + len(region):].lstrip(".")
-            if not (rest.startswith(",") and " and " in rest[:40]):
+            if _an_address(text[a:b], region, text[b + 2 + len(region):].lstrip("."), regions):
                 out[(a, b)] = text[a:b + 2] + region
             break
     for (a, b), (c, d) in zip(ordered, ordered[1:]):
         if text[b:c] != ", " or text[c:d] not in regions:
             continue
-        if text[a:b] in regions and text[c:d] not in _REGION_ABBREVIATIONS:
-            continue  # "France, Spain": two countries ("Washington, D.C." is an address)
-        rest = text[d:].lstrip()
-        if rest.startswith(",") and " and " in rest[:40]:
-            continue  # "Paris, France, Spain and Italy": a list
-        out[(a, b)] = out[(c, d)] = text[a:d]
+        if _an_address(text[a:b], text[c:d], text[d:].lstrip(), regions):
+            out[(a, b)] = out[(c, d)] = text[a:d]
     return out
+
+
+def _an_address(place: str, region: str, rest: str, regions: frozenset[str]) -> bool:
+    """Whether "place, region" (``rest``: the text after the region) is an address, not two
+    items of a list: "France, Spain" are two countries ("Washington, D.C." is an address), and
+    "Paris, France, Spain and Italy" is a list."""
+    if place in regions and region not in _REGION_ABBREVIATIONS:
+        return False
+    return not (rest.startswith(",") and " and " in rest[:40])
 
 
 def _bad_neighbours(doc: Any, start: int, end: int, name: str) -> str:
@@ -918,9 +920,7 @@ def _fits_anyway(name: str, kind: str, senses: frozenset[str]) -> bool:
     Brothers")."""
     from runner.tasks.ner.repair.gazetteer import name_type
 
-    words = name.split()
-    if words and words[0].lower() == "the":
-        words = words[1:]
+    words = _words_after_the(name)
     if len(words) < 2:
         return False
     if kind == "PERSON":
@@ -943,12 +943,16 @@ def _unconfirmed_word(name: str, kind: str) -> bool:
     a name of several words has its own shape to go by, a bare word has none."""
     from runner.tasks.ner.repair.gazetteer import name_type
 
-    words = name.split()
-    if words and words[0].lower() == "the":
-        words = words[1:]
+    words = _words_after_the(name)
     if len(words) != 1:
         return False
     return name_type(words[0], _CONFIRMING_CITY_POPULATION) != kind
+
+
+def _words_after_the(name: str) -> list[str]:
+    """The words of a name without a leading "the"."""
+    words = name.split()
+    return words[1:] if words and words[0].lower() == "the" else words
 
 
 def _typed(order: Mapping | None, kind: str) -> set[str]:

@@ -85,7 +85,8 @@ class WordNetCandidates(CandidateSource):
 
         self.wn = load_wordnet()
         self.sense_encoder = sense_encoder
-        self._primed: dict[tuple[str, int], frozenset[str]] = {}
+        self._primed: dict[tuple[str, int], tuple[tuple[str, str] | None,
+                                                  frozenset[str] | None]] = {}
         try:
             import lemminflect
         except ImportError as e:
@@ -172,19 +173,30 @@ class WordNetCandidates(CandidateSource):
         return lemma.lower(), pos
 
     def prime(self, asks: Sequence[tuple[Any, Sequence[int]]]) -> None:
-        """Choose the senses of a whole batch's tokens (``(doc, token indices)`` per source)
-        ahead of :meth:`candidates`: one encoder pass for every sentence and new gloss of the
-        batch instead of one per sentence. Without a sense encoder there is nothing to do."""
+        """Look up a whole batch's tokens (``(doc, token indices)`` per source) ahead of
+        :meth:`candidates`: one encoder pass for every sentence and new gloss of the batch
+        instead of one per sentence. Without a sense encoder there is nothing to do."""
         if self.sense_encoder is None:
             return
-        keys, senses = [], []
-        for doc, tokens in asks:
-            for i in tokens:
-                word = self._word(doc, i)
-                if word is not None:
-                    keys.append((doc.text, i))
-                    senses.append((doc.text, [s for _, s in self._senses(*word)]))
-        self._primed = dict(zip(keys, self._in_context(senses)))
+        found = self._look_up(asks)
+        self._primed = {(doc.text, i): got for (doc, tokens), per_token in zip(asks, found)
+                        for i, got in zip(tokens, per_token)}
+
+    def _look_up(self, asks: Sequence[tuple[Any, Sequence[int]]]
+                 ) -> list[list[tuple[tuple[str, str] | None, frozenset[str] | None]]]:
+        """Per source, per token: its (lemma, part of speech) or None, and the senses that give
+        synonyms (None: every common one; with a sense encoder, the one its sentence means,
+        chosen for all the sources in one pass)."""
+        words = [[self._word(doc, i) for i in tokens] for doc, tokens in asks]
+        senses: list[list[frozenset[str] | None]] = [[None] * len(ws) for ws in words]
+        if self.sense_encoder is not None:
+            at = [(n, m) for n, ws in enumerate(words) for m, w in enumerate(ws) if w is not None]
+            chosen = self._in_context([(asks[n][0].text,
+                                        [s for _, s in self._senses(*words[n][m])])
+                                       for n, m in at])
+            for (n, m), keep in zip(at, chosen):
+                senses[n][m] = keep
+        return [list(zip(ws, ks)) for ws, ks in zip(words, senses)]
 
     def _in_context(self, asks: Sequence[tuple[str, Sequence[Any]]]) -> list[frozenset[str]]:
         """Per (sentence, senses of one of its words), the sense the sentence means: the one
@@ -222,19 +234,14 @@ class WordNetCandidates(CandidateSource):
         return out
 
     def candidates(self, doc, tokens, k):
-        words = [self._word(doc, i) for i in tokens]
-        keep: list[frozenset[str] | None] = [None] * len(words)
-        if self.sense_encoder is not None:
-            primed = self._primed
-            ask = [n for n, (i, w) in enumerate(zip(tokens, words))
-                   if w is not None and (doc.text, i) not in primed]
-            chosen = self._in_context([(doc.text, [s for _, s in self._senses(*words[n])])
-                                       for n in ask])
-            keep = [primed.get((doc.text, i)) for i in tokens]
-            for n, senses in zip(ask, chosen):
-                keep[n] = senses
+        looked = [self._primed.get((doc.text, i)) for i in tokens]
+        missing = [n for n, got in enumerate(looked) if got is None]
+        if missing:
+            [found] = self._look_up([(doc, [tokens[n] for n in missing])])
+            for n, got in zip(missing, found):
+                looked[n] = got
         result = []
-        for i, word, senses in zip(tokens, words, keep):
+        for i, (word, senses) in zip(tokens, looked):
             tok = doc[i]
             if word is None:
                 result.append([])

@@ -65,7 +65,7 @@ class TokenMLM(PlannedTransformation):
         self.source = candidate_source or make_source(source, masked_lm=masked_lm, vectors=vectors,
                                                       device=device, fp16=fp16,
                                                       batch_size=batch_size, senses=senses,
-            sense_encoder=sense_encoder)
+                                                      sense_encoder=sense_encoder)
         self.skip_forms = _light_verb_forms() if source == "wordnet" else frozenset()
         from runner.nlp import load_spacy
 
