@@ -31,7 +31,9 @@ TYPES = {"politician": "PER", "person": "PER", "scientist": "PER", "writer": "PE
          "location": "LOC"}
 
 
-def read_sentences(path: Path):
+def read_sentences(path: Path, types: dict[str, str] = TYPES):
+    """(token, tag) lists of a file of tab-separated tokens and BIO tags, the tags' types mapped
+    by ``types`` (any other type: MISC)."""
     sentence: list[tuple[str, str]] = []
     for line in path.read_text(encoding="utf-8").splitlines() + [""]:
         if not line.strip():
@@ -42,7 +44,7 @@ def read_sentences(path: Path):
         token, tag = line.rsplit("\t", 1)
         if tag != "O":
             prefix, label = tag.split("-", 1)
-            tag = f"{prefix}-{TYPES.get(label, 'MISC')}"
+            tag = f"{prefix}-{types.get(label, 'MISC')}"
         sentence.append((token, tag))
 
 

@@ -526,3 +526,36 @@ def test_names_joined_by_an_ampersand_are_one_name(check):
                  "joined by '&'")
     _dropped_for(check, _shuffle(source, "ORGANIZATION", "Company", "Furthur"),
                  "joined by '&'")
+
+
+def test_a_name_inside_a_wordnet_name_or_after_a_particle_is_part_of_a_longer_one(check):
+    # "State" of "Secretary of State" (WordNet 3.0: Secretary_of_State)
+    source = ("U.S. Secretary of State Kerry will host ministers of the Global Coalition for "
+              "the first joint ministerial of the Counter ISIL Coalition.")
+    _dropped_for(check, _shuffle(source, "ORGANIZATION", "State", "the Counter ISIL Coalition"),
+                 "part of a longer name (WordNet's 'Secretary of State')")
+    # "the United States Department" of "… Department of the Treasury"
+    source = ("He is described by the United States Department of the Treasury as a leader, and "
+              "was put on the United Nations Security Council Committee list.")
+    _dropped_for(check, _shuffle(source, "ORGANIZATION", "the United States Department",
+                                 "the United Nations Security Council Committee"),
+                 "part of a longer name")
+    # "Din Province" of "Salah ad Din Province": a name's particle before it
+    source = ("The mountains extend from the Diyala Province bordering Iran, crossing northern "
+              "Salah ad Din Province and southern Kirkuk Province.")
+    _dropped_for(check, _shuffle(source, "LOCATION", "Din Province", "Iran"),
+                 "part of a longer name (after a name's particle)")
+    # two whole names of a WordNet entry's kind still move
+    source = "Kerry met Lavrov in Geneva before he flew to Vienna."
+    kept, reasons = _judge(check, _shuffle(source, "LOCATION", "Geneva", "Vienna"))
+    assert not any("longer name" in r for r in reasons), reasons
+
+
+def test_a_title_abbreviation_before_its_full_stop_is_no_name():
+    import spacy
+
+    nlp = spacy.blank("en")
+    text = "Pentagon press operations director Navy Capt. Jeff Davis said today."
+    doc = nlp(text)
+    at = text.index("Navy Capt")
+    assert "title's abbreviation" in implausible_name(doc, at, at + len("Navy Capt"))

@@ -200,3 +200,30 @@ def test_clauses_the_parser_did_not_see_make_no_question(parser):
     text = ("Pauli spent a year at the University of Göttingen as the assistant to Max Born, and "
             "the following year at the Institute for Theoretical Physics.")
     assert _question(parser, text) is not None
+
+
+def test_datelines_second_subjects_and_foreign_verbs_make_no_question(parser):
+    # a news dateline in front is no part of the sentence
+    assert _question(parser, "BAGHDAD - Combined Joint Task Force - Operation Inherent Resolve "
+                             "provided more than 24,000 masks to the Iraqi forces.") is None
+    assert _question(parser, "SAN FRANCISCO, Calif. - The company reported higher "
+                             "profits.") is None
+    # an acronym before a spaced hyphen is a name, a hyphen without spaces a compound
+    assert _question(parser, "CJTF - OIR has five building partner capacity sites.").text == \
+        "Does CJTF - OIR have five building partner capacity sites?"
+    assert _question(parser, "US-led forces attacked the town.").text == \
+        "Did US-led forces attack the town?"
+    # an absolute phrase the parser took for a second subject
+    assert _question(parser, "Time permitting, journalists outside the Pentagon will also be "
+                             "able to ask questions.") is None
+
+
+def test_do_support_needs_a_verb_in_latin_letters():
+    from types import SimpleNamespace
+
+    from runner.tasks.ner.transforms.structural_question import _base_form
+
+    def verb(text, lemma, tag="VBP"):
+        return SimpleNamespace(text=text, lemma_=lemma, tag_=tag, i=3)
+    assert _base_form(verb("ب", "ب")) is None
+    assert _base_form(verb("pay", "pay")) == "pay"

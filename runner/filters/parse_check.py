@@ -138,8 +138,17 @@ _NAME_POS = {"PROPN", "NOUN", "NUM", "X"}
 _NOT_IN_NAMES = frozenset("/\\()[]{}<>@#|=_*")
 _NAME_PARTS = frozenset({"compound", "flat"})
 # What continues a name after it: "of", "upon" or "at" and a capitalised word ("Party of
-# Australia", "Kingston upon Hull", "Charles II of England", "University of Colorado at Boulder").
-_NAME_GOES_ON = re.compile(r"\s+(?:of|upon|at)\s+[A-Z][\w-]*")
+# Australia", "Kingston upon Hull", "Charles II of England", "University of Colorado at Boulder"),
+# or "of the" and one ("Department of the Treasury"; "at the" says where: "New Jersey at the
+# Trocadero Theatre").
+_NAME_GOES_ON = re.compile(r"\s+(?:of\s+(?:the\s+)?|upon\s+|at\s+)[A-Z][\w-]*")
+# A name's particle before it: "Din Province" of "Salah ad Din Province", "Vinci" of "Leonardo
+# da Vinci", "Beethoven" of "Ludwig van Beethoven".
+_PARTICLE_BEFORE = re.compile(r"\b[A-Z][\w'-]*\s+(?:ad|al|el|ibn|bin|bint|abu|da|de|del|della|di|"
+                              r"du|dos|das|van|von|der|den|ter|la|le)\s+$")
+#: words a WordNet name of several words has besides its capitalised ones ("Secretary of
+#: State", "Department of the Treasury", "Kingston upon Hull")
+_NAME_GLUE = frozenset({"of", "the", "upon", "and", "for", "on", "de", "da", "van", "von"})
 _AMPERSAND_BEFORE = re.compile(r"&(?:\s*amp;)?\s*$")
 _AMPERSAND_AFTER = re.compile(r"\s*&")
 # What continues a name before it: a capitalised word and "for" ("Center for the Performing Arts",
@@ -650,6 +659,13 @@ class ParseCheckFilter(Filter):
         if (m := _NAME_GOES_ON.match(text, end)) and not (
                 person and m.group(0).split()[0] in ("of", "at")):
             return f"is part of a longer name (followed by {m.group(0).strip()!r})"
+        # "Din Province" of "Salah ad Din Province": a capitalised word and a particle before it
+        if _PARTICLE_BEFORE.search(text[:start]):
+            return "is part of a longer name (after a name's particle)"
+        # "State" of "Secretary of State", "the United States Department" of "Department of the
+        # Treasury": the name's edge falls inside a proper name of several words in WordNet 3.0
+        if fixed := self._fixed_name_across(doc, span):
+            return f"is part of a longer name (WordNet's {fixed!r})"
         # "Dunn" of "Brooks & Dunn", "Billy" of "Billy & the Kids" (also written "& amp;"):
         # names joined by an ampersand are one name
         if _AMPERSAND_BEFORE.search(text[:start]) or _AMPERSAND_AFTER.match(text, end):
@@ -681,6 +697,37 @@ class ParseCheckFilter(Filter):
                     syn.lexname() in ("noun.person", "noun.communication")
                     for syn in wordnet.synsets(tok.lower_, "n"))):
                 return f"is part of a longer name (with {tok.text!r})"
+        return ""
+
+
+    def _fixed_name_across(self, doc: Any, span: Any) -> str:
+        """A WordNet 3.0 noun of several words, written with capitals, that holds part of the
+        span and words next to it ("Secretary of State" around "State"; "Department of the
+        Treasury" across the end of "the United States Department"), or ""."""
+        wordnet = self._load_wordnet()
+        lo, hi = span.start, span.end
+        for i in range(max(0, lo - 3), hi):
+            for j in range(max(i + 2, lo + 1), min(len(doc), hi + 3) + 1):
+                if (i >= lo and j <= hi) or j - i > 6:
+                    continue                    # inside the span, or too long
+                outside = [t for t in doc[i:j] if not lo <= t.i < hi]
+                if not all(t.text[:1].isupper() or t.lower_ in _NAME_GLUE for t in outside) or \
+                        not any(t.text[:1].isupper() for t in outside) or \
+                        any(t.is_punct or t.is_space for t in doc[i:j]):
+                    continue
+                # a title right before a name ("President John F. Kennedy"): a name may go
+                # without it
+                if j <= hi and not any(t.lower_ in _NAME_GLUE for t in outside) and all(
+                        t.lower_.rstrip(".") in _TITLE_ABBREVIATIONS
+                        or any(syn.lexname() == "noun.person"
+                               for syn in wordnet.synsets(t.lower_, "n"))
+                        for t in outside):
+                    continue
+                lemma = "_".join(t.lower_ for t in doc[i:j])
+                for syn in wordnet.synsets(lemma, "n"):
+                    if any(lm.name().lower() == lemma and lm.name()[:1].isupper()
+                           for lm in syn.lemmas()):
+                        return doc[i:j].text
         return ""
 
 
@@ -720,6 +767,9 @@ def implausible_name(doc: Any, start: int, end: int) -> str:
                 "system took for a name: \"congress\")")
     if doc.text[end - 1:end] in ("'", "’"):
         return "ends with an apostrophe (a possessive cut in two: \"Bush' s nominee\")"
+    last = doc.text[start:end].split()[-1].lower() if doc.text[start:end].split() else ""
+    if last in _TITLE_ABBREVIATIONS and doc.text[end:end + 1] == ".":
+        return "ends with a title's abbreviation (\"Navy Capt.\" before a name)"
     odd = sorted(set(doc.text[start:end]) & _NOT_IN_NAMES)
     if odd:
         return (f"contains {' '.join(odd)}, which no name has (a fragment of markup, an "

@@ -33,7 +33,7 @@ from __future__ import annotations
 import functools
 import random
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from runner.transforms.base import Transformation
 from runner.types import FollowUp, Replacement
@@ -143,6 +143,16 @@ def _question_edit(text: str, doc: Any, keep_case_at: frozenset[int] | set[int]
     subjects = [c for c in root.children if c.dep_ in _SUBJECT_DEPS and c.i < root.i]
     if not subjects:
         return None
+    if len(subjects) > 1 and doc[subjects[0].right_edge.i + 1].text == "," and not any(
+            t.dep_ == "cc" for t in doc[subjects[0].right_edge.i:root.i]):
+        # a phrase set off in front that the parser took for a second subject ("Time
+        # permitting, journalists … will be able …" → "Will Time permitting, journalists …?");
+        # a list the parser split ("Reform BC, the … Party, and the … Party joined") has its "and"
+        return None
+    if _dateline(tokens):
+        # a dateline in front ("BAGHDAD - Combined Joint Task Force … provided …") is no part of
+        # the sentence a question can be made of ("Did BAGHDAD - Combined … provide …?")
+        return None
     subject = subjects[0]
     subj_first = subject.left_edge
     subj_end = subject.right_edge.i
@@ -241,6 +251,26 @@ def _question_edit(text: str, doc: Any, keep_case_at: frozenset[int] | set[int]
     reps.append(Replacement(final.idx, final.idx + 1, "?"))
     # "fronted": the word now before the subject ("Won't" for the tokens "wo" + "n't")
     return reps, {"case": case, "verb": verb.text, "fronted": moved}
+
+
+_DASHES = frozenset({"-", "–", "—", "--"})
+
+
+def _dateline(tokens: Sequence[Any]) -> bool:
+    """Whether the text opens with a news dateline: a place in capitals (a word of four letters
+    or more with a vowel, not an acronym such as "CJTF"; a comma and a word after it allowed:
+    "SAN FRANCISCO, Calif."), then a dash with a space on each side and a capitalised word
+    ("US-led" and "US - led forces" are none)."""
+    for k, tok in enumerate(tokens[:6]):
+        if tok.text in _DASHES:
+            return (k > 0 and bool(tokens[k - 1].whitespace_) and bool(tok.whitespace_)
+                    and k + 1 < len(tokens) and tokens[k + 1].text[:1].isupper()
+                    and any(t.is_alpha and t.is_upper and len(t) >= 4
+                            and any(v in t.text for v in "AEIOU") for t in tokens[:k]))
+        if not (tok.is_upper and len(tok) > 1 or tok.text in (",", ".")
+                or tok.text.rstrip(".").isalpha() and k > 0 and tokens[k - 1].text == ","):
+            return False
+    return False
 
 
 def _subjectless_finite(verb: Any) -> bool:
@@ -342,7 +372,8 @@ def _base_form(verb: Any) -> str | None:
     form (the rule lemmatizer reads "fined" as "fin"; "fin" would make "finned"), in which case
     the other regular reading is taken ("fine")."""
     lemma = verb.lemma_
-    if not lemma or not lemma.isalpha():
+    if not lemma or not (lemma.isascii() and lemma.isalpha()):
+        # no English verb: a word of another script the tagger took for one ("ب")
         return None
     word = verb.text.lower()
     lemma = lemma.lower()
