@@ -699,7 +699,6 @@ class ParseCheckFilter(Filter):
                 return f"is part of a longer name (with {tok.text!r})"
         return ""
 
-
     def _fixed_name_across(self, doc: Any, span: Any) -> str:
         """A WordNet 3.0 noun of several words, written with capitals, that holds part of the
         span and words next to it ("Secretary of State" around "State"; "Department of the

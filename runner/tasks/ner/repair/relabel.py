@@ -561,8 +561,7 @@ class Relabeler:
         from runner.nlp import doc_store
 
         results = list(results)
-        places = [(r.job.text, r.job.start, r.job.end) for r in results]
-        texts = list(dict.fromkeys([p[0] for p in places]
+        texts = list(dict.fromkeys([r.job.text for r in results]
                                    + [r.job.partner[0] for r in results if r.job.partner]))
         for name, nlp in self.panel.items():
             docs = dict(zip(texts, doc_store(nlp).docs(texts, ["ner"])))
