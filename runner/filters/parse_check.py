@@ -705,6 +705,10 @@ class ParseCheckFilter(Filter):
         Treasury" across the end of "the United States Department"), or ""."""
         wordnet = self._load_wordnet()
         lo, hi = span.start, span.end
+        # the words right before the span that are titles, looked up once
+        title = {t.i: t.lower_.rstrip(".") in _TITLE_ABBREVIATIONS
+                 or any(syn.lexname() == "noun.person" for syn in wordnet.synsets(t.lower_, "n"))
+                 for t in doc[max(0, lo - 3):lo]}
         for i in range(max(0, lo - 3), hi):
             for j in range(max(i + 2, lo + 1), min(len(doc), hi + 3) + 1):
                 if (i >= lo and j <= hi) or j - i > 6:
@@ -717,10 +721,7 @@ class ParseCheckFilter(Filter):
                 # a title right before a name ("President John F. Kennedy"): a name may go
                 # without it
                 if j <= hi and not any(t.lower_ in _NAME_GLUE for t in outside) and all(
-                        t.lower_.rstrip(".") in _TITLE_ABBREVIATIONS
-                        or any(syn.lexname() == "noun.person"
-                               for syn in wordnet.synsets(t.lower_, "n"))
-                        for t in outside):
+                        title[t.i] for t in outside):
                     continue
                 lemma = "_".join(t.lower_ for t in doc[i:j])
                 for syn in wordnet.synsets(lemma, "n"):

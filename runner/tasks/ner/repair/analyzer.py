@@ -84,32 +84,26 @@ class ViolationAnalyzer:
         from runner.models import get_encoder, get_masked_lm
 
         device = cfg["device"]
-        params = {k: rc[k] for k in ("candidates", "corpus_score", "masked_lm", "encoder",
-                                     "top_k", "PThreshold", "SThreshold", "k", "alpha", "lambda",
-                                     "min_votes", "min_share", "vote_labels", "gazetteer",
-                                     "referee", "referees")}
-        if rc["candidates"] == "referees":
+        panel = rc["candidates"] == "referees"
+        by_name = rc["candidates"] == "corpus" and rc["corpus_score"] in ("similarity", "contexts")
+        if panel:
             # No mutants, so no masked LM, no encoder and no system calls: the panel decides.
             log(f"loading repair referees: {', '.join(rc['referees'])}")
-            if rc.get("gazetteer"):
-                from runner.tasks.ner.repair import gazetteer
-
-                log("loading repair name lists: GeoNames, first names, WordNet 3.0")
-                gazetteer.load()
-            panel = {k: params[k] for k in ("candidates", "referees", "gazetteer")}
-            return cls(Relabeler(None, None, sut, Params.from_config(rc)),
-                       "referees:" + "+".join(rc["referees"]), panel)
-        by_name = rc["candidates"] == "corpus" and rc["corpus_score"] in ("similarity", "contexts")
-        log(f"loading repair models: {'' if by_name else 'masked LM ' + rc['masked_lm'] + ', '}"
-            f"encoder {rc['encoder']}")
-        # The name-similarity score needs no masked LM: none is loaded.
-        mlm = None if by_name else get_masked_lm(rc["masked_lm"], device=device)
-        encoder = get_encoder(rc["encoder"], device=device)
+        else:
+            log(f"loading repair models: {'' if by_name else 'masked LM ' + rc['masked_lm'] + ', '}"
+                f"encoder {rc['encoder']}")
+            # The name-similarity score needs no masked LM: none is loaded.
+            mlm = None if by_name else get_masked_lm(rc["masked_lm"], device=device)
+            encoder = get_encoder(rc["encoder"], device=device)
         if rc.get("gazetteer"):
             from runner.tasks.ner.repair import gazetteer
 
             log("loading repair name lists: GeoNames, first names, WordNet 3.0")
             gazetteer.load()
+        if panel:
+            return cls(Relabeler(None, None, sut, Params.from_config(rc)),
+                       "referees:" + "+".join(rc["referees"]),
+                       {k: rc[k] for k in ("candidates", "referees", "gazetteer")})
         if rc["candidates"] == "corpus":
             source: Any = CorpusEntityCandidates(mlm, rc["top_k"], score=rc["corpus_score"],
                                                  encoder=encoder)
@@ -117,7 +111,10 @@ class ViolationAnalyzer:
             source = MaskedLMCandidates(mlm, rc["top_k"])
         backend = (f"corpus:{rc['corpus_score']}:{rc['encoder']}" if by_name
                    else f"{rc['candidates']}:{rc['masked_lm']}")
-        del params["referees"]
+        params = {k: rc[k] for k in ("candidates", "corpus_score", "masked_lm", "encoder",
+                                     "top_k", "PThreshold", "SThreshold", "k", "alpha", "lambda",
+                                     "min_votes", "min_share", "vote_labels", "gazetteer",
+                                     "referee")}
         return cls(Relabeler(source, encoder, sut, Params.from_config(rc)), backend, params)
 
     # -- per batch -------------------------------------------------------------------------
