@@ -3,7 +3,7 @@
 interviews and news, and Wikivoyage travel guides. A gold set of other genres than the others,
 kept unread to measure on.
 
-Usage: python bench/make_gum_gold.py GUM_DIR suites/data
+Usage: python bench/make_gum_gold.py GUM_DIR suites/data   (writes gum.jsonl, gum_b.jsonl, gum_bio.jsonl)
 
 GUM_DIR is a checkout of the repository (with its ``dep`` folder) or a git directory of it (the
 files are then read with ``git show HEAD:dep/…``).
@@ -11,8 +11,8 @@ files are then read with ``git show HEAD:dep/…``).
 Only the genres whose texts' licence allows redistribution are taken (the repository's
 LICENSE.txt): academic and court (CC BY 4.0), interview and news (Wikinews, CC BY 2.5), voyage
 (Wikivoyage, CC BY-SA 3.0). Fiction, how-to guides, essays, letters, podcasts (non-commercial
-licences), reddit (reddit's terms) and the genres the licence file does not list are left out;
-so are the Wikipedia biographies (their licence allows it, but three other sets are Wikipedia).
+licences), reddit (reddit's terms) and the genres the licence file does not list are left out; the
+Wikipedia biographies (CC BY-SA 3.0) make a set of their own.
 Two documents whose sources carry a licence of their own are left out too (``LEFT_OUT``): a
 court recording from the Santa Barbara Corpus of Spoken American English (CC BY-ND 3.0: no
 derivatives) and an article from Language Documentation & Conservation, whose licence could not
@@ -28,6 +28,12 @@ type ("Greek", "Google Science Fair") becomes MISC, which the suites do not comp
 keep the outermost. Kept: declarative sentences (GUM's ``s_type = decl``) of ``MIN_TOKENS`` to
 ``MAX_TOKENS`` tokens with at least one PER, LOC or ORG name, whose tokens are found in order in
 the sentence's ``# text``, the first ``PER_GENRE`` of each genre (files in name order).
+
+It also writes ``gum_b.jsonl``, a second set built after the first was read: the same kept
+sentences of the interview, news and voyage documents that part a does not reach (whole
+documents after the one in which a genre's ``PER_GENRE`` is reached); and ``gum_bio.jsonl``,
+a third built after the second was read: the same kept sentences of the Wikipedia biographies
+(CC BY-SA 3.0).
 """
 from __future__ import annotations
 
@@ -46,6 +52,7 @@ JOINERS = {"of", "de", "for", "and", "the"}
 PUNCT_JOINERS = {"-", ".", "&"}
 MIN_TOKENS, MAX_TOKENS, PER_GENRE = 8, 60, 120
 LEFT_OUT = {"GUM_court_carpet", "GUM_academic_eegimaa"}
+GENRES_B = ("interview", "news", "voyage")
 
 
 def documents(gum: Path, genre: str) -> list[str]:
@@ -138,23 +145,39 @@ def names(text: str, tokens: list[list[str]], spans: list[tuple[int, int]]) -> l
     return [{"start": s, "end": e, "label": label} for s, e, label in out]
 
 
+def gold_rows(conllu: str):
+    """The gold rows of a document's sentences that the set keeps (see the module's text)."""
+    for sid, s_type, text, tokens in sentences(conllu):
+        spans = offsets(text, tokens)
+        if s_type != "decl" or spans is None or not MIN_TOKENS <= len(tokens) <= MAX_TOKENS:
+            continue
+        ents = names(text, tokens, spans)
+        if any(e["label"] != "MISC" for e in ents):
+            yield {"id": f"gum-{sid}", "text": text, "entities": ents}
+
+
 def main(src: str, dest: str) -> None:
-    rows = []
+    rows, rows_b = [], []
     for genre in GENRES:
-        kept = 0
+        kept, kept_b = 0, 0
         for conllu in documents(Path(src), genre):
-            for sid, s_type, text, tokens in sentences(conllu):
-                if kept == PER_GENRE:
-                    break
-                spans = offsets(text, tokens)
-                if s_type != "decl" or spans is None or not MIN_TOKENS <= len(tokens) <= MAX_TOKENS:
-                    continue
-                ents = names(text, tokens, spans)
-                if any(e["label"] != "MISC" for e in ents):
-                    rows.append({"id": f"gum-{sid}", "text": text, "entities": ents})
+            if kept < PER_GENRE:
+                for row in gold_rows(conllu):
+                    if kept == PER_GENRE:
+                        break
+                    rows.append(row)
                     kept += 1
-        print(f"{genre}: {kept} sentences")
+            elif genre in GENRES_B:
+                # part b: whole documents that part a did not reach
+                for row in gold_rows(conllu):
+                    rows_b.append(row)
+                    kept_b += 1
+        print(f"{genre}: {kept} sentences" + (f", part b {kept_b}" if genre in GENRES_B else ""))
+    rows_bio = [row for conllu in documents(Path(src), "bio") for row in gold_rows(conllu)]
+    print(f"bio: {len(rows_bio)} sentences")
     write_part(Path(dest) / "gum.jsonl", rows)
+    write_part(Path(dest) / "gum_b.jsonl", rows_b)
+    write_part(Path(dest) / "gum_bio.jsonl", rows_bio)
 
 
 if __name__ == "__main__":
