@@ -257,7 +257,8 @@ def _question_edit(text: str, doc: Any, keep_case_at: frozenset[int] | set[int]
     else:
         return None
 
-    at_start = all(t.is_space or t.is_punct and t.text in "\"'“‘(" for t in doc[:subj_first.i])
+    # (an opening bracket before the subject never gets here: see the bracket rule above)
+    at_start = all(t.is_space or t.is_punct and t.text in "\"'“‘" for t in doc[:subj_first.i])
     if at_start:
         moved = moved[:1].upper() + moved[1:]
         if _lowercase_first(subj_first) and not (subj_first.idx in keep_case_at
