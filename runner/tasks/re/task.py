@@ -93,6 +93,11 @@ class RETask(Task):
     def expected(self, source: Any, prediction: Any, follow_up: FollowUp) -> str | None:
         return follow_up.meta.get("expected_relation")
 
+    def analyzer(self, cfg: dict[str, Any], sut: Any, log: Any) -> Any:
+        from runner.tasks.re.analysis import REAnalyzer
+
+        return REAnalyzer()
+
     # -- serialisation -------------------------------------------------------------------------
     def source_to_json(self, source: Any, prediction: Any) -> dict[str, Any]:
         d: dict[str, Any] = {"text": source.text, "head": source.head.to_json(source.text),
@@ -165,9 +170,25 @@ class RETask(Task):
         view["mr"] = f.get("meta", {}).get("mr", "")
         return view
 
+    def rate_label(self, row: dict[str, Any]) -> str:
+        """The label of a summary row in the report's rate chart: the MR and its transformation
+        ("MR-C1 shared_head_composition"; the oracle follows from the MR)."""
+        from runner.tasks.re.transforms import TRANSFORMATIONS
+
+        cls = TRANSFORMATIONS.get(row.get("type", ""))
+        if cls is None:
+            return f"{row['transformation']} · {row['relation']}"
+        return f"{cls.mr} {row['transformation']}"
+
     def console_lines(self, results: dict[str, Any]) -> list[str]:
         rows = [r for r in results.get("summary", []) if r.get("follow_ups")]
-        return [] if rows else ["no MR applied to any pair: check the relation tables and the "
+        lines = []
+        for mr, p in (results.get("re_passes") or {}).items():
+            if p["inert"]:
+                lines.append(f"{mr}: {p['inert']} of {p['judged']} groups passed with no_relation "
+                             f"on both sides (inert); violations among the other "
+                             f"{p['judged'] - p['inert']}: {p['fail']}")
+        return lines if rows else ["no MR applied to any pair: check the relation tables and the "
                                 "system's answers (every precondition reads the source's "
                                 "predicted relation)"]
 
