@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from re_fixtures import source
+from tests.re_fixtures import source
 from runner.tasks.re import fit
 from runner.tasks.re.analysis import REAnalyzer
 from runner.tasks.re.redocred import document_pairs, tacred_label

@@ -134,6 +134,32 @@ def _word_occurrences(text: str, mention: str) -> list[tuple[int, int]]:
     return out
 
 
+def _inside_name(text: str, start: int, end: int) -> bool:
+    """The occurrence is part of a longer name: a capitalised word right before or after it
+    ("Chicago" in "Loyola University Chicago", "Keller" in "Keller Williams")."""
+    before = re.search(r"(\w+)\s+$", text[:start])
+    after = re.match(r"\s+(\w+)", text[end:])
+    return bool((before and before.group(1)[:1].isupper()) or
+                (after and after.group(1)[:1].isupper()))
+
+
+def subject_fits(label: str, head_type: str, tail_type: str | None = None) -> bool:
+    """Whether a pair of these types can hold a TACRED relation: per:* relations have a PERSON
+    head, org:* an ORGANIZATION head (only checked for TACRED's entity types), and an alternate
+    name is of its entity's type. An expectation the pair cannot hold is not an MR's test."""
+    from runner.tasks.re.tables import TACRED_ENTITY_TYPES
+
+    if head_type not in TACRED_ENTITY_TYPES:
+        return True
+    if label.startswith("per:") and head_type != "PERSON":
+        return False
+    if label.startswith("org:") and head_type != "ORGANIZATION":
+        return False
+    if label.endswith(":alternate_names") and tail_type is not None and tail_type != head_type:
+        return False
+    return True
+
+
 def replace_argument(source: RESource | REInput, role: str, new_text: str, new_type: str,
                      *, every_occurrence: bool = True) -> tuple[REInput, Edit] | None:
     """The input with the ``role`` argument's mention replaced by ``new_text`` of ``new_type``.
@@ -149,7 +175,8 @@ def replace_argument(source: RESource | REInput, role: str, new_text: str, new_t
     ranges = [(arg.start, arg.end)]
     if every_occurrence:
         ranges += [r for r in _word_occurrences(text, mention)
-                   if r != ranges[0] and not (r[0] < other.end and other.start < r[1])]
+                   if r != ranges[0] and not (r[0] < other.end and other.start < r[1])
+                   and not _inside_name(text, *r)]
     reps = []
     for s, e in ranges:
         new, start = new_text, s
@@ -284,6 +311,8 @@ class CoarserEntity(RETransformation):
                 expected = levels.get(place.type)
                 if expected is None or place.name.lower().removeprefix("the ") == mention.lower():
                     continue   # "New York" (city) → "New York" (state) changes nothing
+                if _word_occurrences(source.text, place.name.removeprefix("the ")):
+                    continue   # "Bergen, Norway" → "Norway, Norway": the place is named already
                 made = replace_argument(source, role, place.name, place.type)
                 if made:
                     out.append(self._follow_up(*made, expected, argument=role, original=mention,
@@ -460,13 +489,16 @@ def _same_person(a: Argument, b: Argument, text: str) -> bool:
 
 # -- MR-S1 / MR-S2 -------------------------------------------------------------------------------
 class SymmetricSwap(RETransformation):
-    """MR-S1: head and tail swapped when the source's relation is symmetric → the same relation."""
+    """MR-S1: head and tail swapped when the source's relation is symmetric → the same relation.
+    Swaps, compositions: only when the new pair's types can hold the expected relation
+    (:func:`subject_fits`: a per: relation needs a PERSON head)."""
 
     name = "symmetric_swap"
     mr = "MR-S1"
 
     def _generate(self, source, prediction, rng, doc):
-        if prediction.label not in self.tables.symmetric:
+        if prediction.label not in self.tables.symmetric or not subject_fits(
+                prediction.label, source.tail.type, source.head.type):
             return []
         return [self._follow_up(source.input.swapped(), None, prediction.label)]
 
@@ -481,7 +513,7 @@ class AntisymmetricSwap(RETransformation):
 
     def _generate(self, source, prediction, rng, doc):
         inverse = self.tables.inverse.get(prediction.label)
-        if inverse is None:
+        if inverse is None or not subject_fits(inverse, source.tail.type, source.head.type):
             return []
         return [self._follow_up(source.input.swapped(), None, inverse,
                                 source_relation=prediction.label)]
@@ -529,7 +561,8 @@ class Composition(RETransformation):
             if not first.tail.same_range(second.tail):
                 return None
             head, tail = second.head, first.head
-        if head.overlaps(tail):
+        if head.overlaps(tail) or not subject_fits(p2.label, head.type, tail.type) \
+                or not subject_fits(p1.label, first.head.type, first.tail.type):
             return None
         inp = REInput(second.text, head, tail)
         return REFollowUp(inp, Edit(inp.text, ()), self.name,
