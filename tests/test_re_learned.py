@@ -336,3 +336,14 @@ def test_models_inventory_says_whether_the_classifier_is_built(tmp_path, monkeyp
     (folder / "config.json").write_text("{}")
     n = check(Need("sut", "sut", "hf", train.NAME))
     assert n.available and n.where == f"embedded, built: {folder}"
+
+
+def test_dates_keep_their_shape_and_unknown_org_kinds_are_not_replaced():
+    assert fit.shape("June 5, 1905") == fit.shape("May 12, 1950") != fit.shape("5 February 1971")
+    src = source("Ross Alger (June 5, 1905 – 1992) joined The Beatles.", "Ross Alger", "PERSON",
+                 "June 5, 1905", "DATE")
+    pool = EntityPool({"DATE": ["May 12, 1950", "5 February 1971"]})
+    ups = SameTypeEntity(pool=pool, follow_ups=5).generate(src, REPrediction("per:date_of_birth"),
+                                                           random.Random(1))
+    assert [f.meta["replacement"] for f in ups if f.meta["argument"] == "tail"] == ["May 12, 1950"]
+    assert not fit.org_fits("The Beatles", "tail", "per:employee_of", "The Rolling Stones")[0]

@@ -9,9 +9,12 @@ gender must have a first name of that gender; for a person of unknown gender in 
 no gendered pronoun any person fits (nothing in the sentence agrees with the name); otherwise no
 replacement is made.
 
+A date or a number is replaced by one of the same shape ("June 5, 1905" by "May 12, 1950").
+
 An organisation's kind is read from its name's words (``school``: University, College...;
 ``party``; ``team``: F.C., Club...; ``company``: Inc., Records, Airlines...; ``government``:
-Ministry, Army...; ``religious``: Church...; ``other`` when none matches). The kind the slot
+Ministry, Army...; ``religious``: Church...; ``other`` when none matches, and then it is not
+replaced). The kind the slot
 needs comes from the relation (the tail of per:schools_attended is a school, of
 org:political/religious_affiliation a party or a religious body), else it is the original's
 kind: a replacement must be of that kind.
@@ -33,7 +36,8 @@ FEMALE_PRONOUNS = frozenset({"she", "her", "hers", "herself"})
 # lower-case particles) — first match wins, in this order.
 ORG_KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("school", ("University", "College", "School", "Academy", "Conservatory", "Polytechnic",
-                "Institute of Technology", "Gymnasium", "Seminary", "Lycée", "Universität")),
+                "Institute of Technology", "Gymnasium", "Seminary", "Lycée", "Universität",
+                "Universidad", "Université", "Università", "Escuela", "Hochschule")),
     ("party", ("Party", "Front", "Alliance", "Union of", "Democrats", "Republicans",
                "Conservatives", "Labour", "Liberals", "Socialists")),
     ("religious", ("Church", "Diocese", "Archdiocese", "Catholic", "Orthodox", "Islam",
@@ -109,6 +113,21 @@ def org_kind(mention: str) -> str:
 
 def org_fits(arg_text: str, role: str, relation: str, candidate: str) -> tuple[bool, str]:
     """Whether the organisation ``candidate`` fits the slot of ``arg_text`` (role ``head`` or
-    ``tail`` of ``relation``), and the kind it needs."""
+    ``tail`` of ``relation``), and the kind it needs. An organisation whose kind its name does
+    not tell ("The Beatles", "ELAM") gets no replacement: a band in place of a school would not
+    fit what the sentence says of it."""
     kinds = SLOT_KINDS.get((relation, role)) or frozenset({org_kind(arg_text)})
+    if kinds == {"other"}:
+        return False, "other (kind unknown: not replaced)"
     return org_kind(candidate) in kinds, "/".join(sorted(kinds))
+
+
+def shape(mention: str) -> str:
+    """Digits as 0, letters as a, runs collapsed: "June 5, 1905" → "a 0, 0"."""
+    return re.sub(r"(.)\1+", r"\1", re.sub(r"[^\W\d_]", "a", re.sub(r"\d", "0", mention)))
+
+
+def shape_fits(arg_text: str, candidate: str) -> tuple[bool, str]:
+    """A date or a number is replaced by one written the same way ("5 February 1971" does not
+    replace "June 5, 1905" in "(June 5, 1905 – February 2, 1971)")."""
+    return shape(candidate) == shape(arg_text), f"shape {shape(arg_text)!r}"

@@ -205,8 +205,9 @@ class SameTypeEntity(RETransformation):
     in place of "his" is not a sentence). With ``fit`` (default) the replacement must fit the
     slot (:mod:`runner.tasks.re.fit`): a person of the original's gender (first name, else the
     sentence's pronouns), an organisation of the kind the source's relation needs (a school
-    for per:schools_attended) or else of the original's kind (a company for a company); a
-    mention with one word is replaced by one word, a longer one by a longer one."""
+    for per:schools_attended) or else of the original's kind (a company for a company; one of
+    unknown kind is not replaced), a date or number by one written the same way; a mention
+    with one word is replaced by one word, a longer one by a longer one."""
 
     name = "same_type_entity"
     mr = "MR-R1"
@@ -215,14 +216,17 @@ class SameTypeEntity(RETransformation):
                  arguments: Sequence[str] = ("head", "tail"),
                  gazetteer: dict[str, list[str]] | None = None, fit: bool = True,
                  person_type: str = "PERSON", organization_type: str = "ORGANIZATION",
+                 shaped_types: Sequence[str] = ("DATE", "NUMBER", "DURATION"),
                  **kw: Any) -> None:
         super().__init__(follow_ups=follow_ups, arguments=list(arguments),
-                         gazetteer=gazetteer or {}, fit=fit, **kw)
+                         gazetteer=gazetteer or {}, fit=fit, shaped_types=list(shaped_types),
+                         **kw)
         self.pool = pool or EntityPool(gazetteer)
         self.follow_ups = follow_ups
         self.arguments = _roles(arguments)
         self.fit = fit
         self.person_type, self.organization_type = person_type, organization_type
+        self.shaped_types = frozenset(shaped_types)
 
     def _fitting(self, source: RESource, role: str, arg: Argument, relation: str,
                  pool: list[str]) -> tuple[list[str], str | None]:
@@ -238,6 +242,8 @@ class SameTypeEntity(RETransformation):
             judged = [(c, fit.person_fits(source.text, arg, c)) for c in pool]
         elif arg.type == self.organization_type:
             judged = [(c, fit.org_fits(mention, role, relation, c)) for c in pool]
+        elif arg.type in self.shaped_types:
+            judged = [(c, fit.shape_fits(mention, c)) for c in pool]
         else:
             return pool, None
         why = judged[0][1][1] if judged else None
