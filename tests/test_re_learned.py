@@ -351,3 +351,24 @@ def test_dates_keep_their_shape_and_unknown_org_kinds_are_not_replaced():
                                                            random.Random(1))
     assert [f.meta["replacement"] for f in ups if f.meta["argument"] == "tail"] == ["May 12, 1950"]
     assert not fit.org_fits("The Beatles", "tail", "per:employee_of", "The Rolling Stones")[0]
+
+
+def test_analyzer_counts_come_back_on_resume(tmp_path):
+    a = REAnalyzer()
+    a.process([_case("MR-R4", NO_RELATION, NO_RELATION, Outcome.PASS)])
+    mark = {"kind": "batch", "analysis": a.checkpoint()}
+    progress = tmp_path / "progress.jsonl"
+    progress.write_text(json.dumps({"kind": "start"}) + "\n" + json.dumps(mark) + "\n")
+    b = REAnalyzer()
+    b.restore_from_progress(progress)
+    assert b.results()["re_passes"]["MR-R4"]["inert"] == 1
+
+
+def test_train_command_reports_bad_data_with_file_and_line(tmp_path, capsys):
+    from runner.tasks.re.train import main
+
+    bad = _write(tmp_path / "bad.jsonl", [_ROW, {**_ROW, "head": {"start": 0, "end": 11}}])
+    assert main(["--data", str(bad), "--out", str(tmp_path / "m")]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}:2:" in err and '"head" must be' in err
+    assert not (tmp_path / "m").exists()
