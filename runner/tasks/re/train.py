@@ -243,8 +243,6 @@ def _batch(items: list[tuple[Any, Any, Any]]) -> tuple[Any, Any, Any, Any]:
 
 def _frozen_states(model: Any, rows: list[list[int]], batch: int = 64) -> list[Any]:
     """The frozen layers' output per example (float16 to keep memory low), in input order."""
-    import torch
-
     bert = model.bert
     out: list[Any] = [None] * len(rows)
     order = sorted(range(len(rows)), key=lambda k: len(rows[k]))
