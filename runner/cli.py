@@ -204,6 +204,13 @@ def _models(args: argparse.Namespace) -> int:
             mark = "ok     " if n.available else "MISSING"
             print(f"  {mark} {n.role:<10} {n.name:<42} {n.component}\n          {n.where}")
             missing = missing or not n.available
+    if not args.suites:                    # the shared language model, whether a suite uses it
+        from runner.models.inventory import Need, check
+
+        n = check(Need("runner.models.lm", "lm", "lm", "smollm2"))
+        print(f"language-model layer (source: lm, scorer: lm):\n  "
+              f"{'ok     ' if n.available else 'missing'} {n.role:<10} {n.name:<42}\n"
+              f"          {n.where}")
     return ExitCode.USAGE_ERROR if failed or missing else ExitCode.OK
 
 

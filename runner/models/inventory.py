@@ -66,6 +66,10 @@ def suite_needs(cfg: dict[str, Any]) -> list[Need]:
                                       runtime="encoder"))
             elif src == "vectors":
                 needs.append(Need(where, "candidates", "spacy", t["vectors"]))
+            elif src == "lm":
+                needs.append(Need(where, "lm", "lm", t.get("lm") or "smollm2"))
+                if t.get("lm_wordnet") in ("pos", "synonyms"):
+                    needs.append(Need(where, "candidates", "wordnet", "WordNet 3.0"))
             elif src == "sense2vec":
                 needs.append(Need(where, "candidates", "sense2vec", t.get("sense2vec") or ""))
             if t.get("constituency") == "stanza":
@@ -80,6 +84,9 @@ def suite_needs(cfg: dict[str, Any]) -> list[Need]:
             from runner.filters.syntactic import DEFAULT_SCORER_MODEL
 
             model = f.get("model") or DEFAULT_SCORER_MODEL[f["scorer"]]
+            if f["scorer"] in ("lm", "causal_lm"):
+                needs.append(Need(where, "scorer", "lm", model))
+                continue
             needs.append(Need(where, "scorer", "wordfreq" if f["scorer"] == "wordfreq" else "hf",
                               model if f["scorer"] != "wordfreq" else f"wordfreq:{model}",
                               runtime="pll" if f["scorer"] == "pll" else ""))
@@ -144,6 +151,16 @@ def check(n: Need) -> Need:
             n.where = ("missing: not a folder, not in the Hugging Face cache"
                        + ("" if hub_offline() else "; would be downloaded from the hub if reachable")
                        + "; point the suite at a save_pretrained folder")
+    elif n.kind == "lm":
+        from runner.models.lm import availability
+
+        found = availability(n.name)
+        if found is None:                      # a Hugging Face name or folder
+            n.kind = "hf"
+            check(n)
+            n.kind = "lm"
+            return n
+        n.available, n.where = found
     elif n.kind == "spacy":
         path = Path(n.name)
         from runner.nlp import INSTALL_COMMANDS

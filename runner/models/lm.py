@@ -524,3 +524,26 @@ class MaskedLMProposer:
 
     def score(self, texts: Sequence[str]) -> list[float]:
         return self.mlm.pseudo_log_likelihood(texts)
+
+
+def availability(name: str) -> tuple[bool, str] | None:
+    """For ``mtrun models``, without loading anything: whether a GGUF language model is here and
+    whether its converted copy is cached; None for a name that is not a GGUF model (a Hugging
+    Face name or folder, checked as such)."""
+    if not (name in LM_ALIASES or name.endswith(".gguf")):
+        return None
+    try:
+        path = gguf_path(name)
+    except ModelNotAvailable as e:
+        return False, f"missing: {str(e).split(': ', 1)[-1]}"
+    assert path is not None
+    missing = [d for d in ("transformers", "torch", "gguf", "accelerate")
+               if importlib.util.find_spec(d) is None]
+    copy = converted_copy(path)
+    if copy_ready(copy):
+        return (not any(d in missing for d in ("transformers", "torch")),
+                f"gguf: {path}; converted copy cached: {copy}")
+    if missing:
+        return False, f"gguf: {path}; missing {', '.join(missing)}: {INSTALL}"
+    return True, (f"gguf: {path}; no converted copy yet (the first run dequantises it, "
+                  f"18–43 s, and caches it in {cache_dir()})")

@@ -1,5 +1,6 @@
-"""Where replacement words come from: a masked LM (the paper's BERT), WordNet 3.0 synonyms, or
-the nearest neighbours in a spaCy pipeline's static word vectors.
+"""Where replacement words come from: a masked LM (the paper's BERT), WordNet 3.0 synonyms, the
+nearest neighbours in a spaCy pipeline's static word vectors, or the language-model layer
+(``lm``: :mod:`runner.text.lm_candidates`).
 
 Every source answers, for some tokens of one parsed sentence, a ranked list of
 ``(word, score)`` per token, best first. All the tokens of a sentence are handled in one call:
@@ -482,7 +483,17 @@ def _text_vectors(path: str) -> tuple[Any, list[str], dict[str, int]]:
 
 def make_source(source: str, *, masked_lm: str, vectors: str, device: str, fp16: bool,
                 batch_size: int, vectors_file: str | None = None, senses: str = "common",
-                sense_encoder: str = "sentence-transformers/all-MiniLM-L6-v2") -> CandidateSource:
+                sense_encoder: str = "sentence-transformers/all-MiniLM-L6-v2",
+                lm: str | None = None, lm_wordnet: str = "none") -> CandidateSource:
+    if source == "lm":
+        from runner.text.lm_candidates import LMCandidates
+
+        synonyms = (make_source("wordnet", masked_lm=masked_lm, vectors=vectors, device=device,
+                                fp16=fp16, batch_size=batch_size, senses=senses,
+                                sense_encoder=sense_encoder)
+                    if lm_wordnet == "synonyms" else None)
+        return LMCandidates(lm, wordnet=lm_wordnet, device=device, fp16=fp16,
+                            batch_size=batch_size, synonyms=synonyms)
     if source == "vectors_file":
         if not vectors_file:
             raise ValueError("source vectors_file needs `vectors_file:` (a word-vector text file)")
@@ -505,6 +516,8 @@ def make_source(source: str, *, masked_lm: str, vectors: str, device: str, fp16:
 
 def sense_params(source: str, senses: str, sense_encoder: str) -> dict[str, Any]:
     """The sense parameters a transformation records: they mean something to WordNet only."""
+    if source == "lm" and senses != "common":
+        return {"senses": senses, "sense_encoder": sense_encoder}
     if source != "wordnet" or senses == "common":
         return {}
     return {"senses": senses, "sense_encoder": sense_encoder}
