@@ -255,6 +255,16 @@ class _Vocab:
         return bool(self.lead[i])
 
 
+def _common(a: Sequence[int], b: Sequence[int]) -> int:
+    """Length of the common beginning of two token lists."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
 # -- the causal LM --------------------------------------------------------------------------
 class CausalLM(LoadedModel):
     """A left-to-right LM behind the layer's interface (see the module's documentation)."""
@@ -277,6 +287,12 @@ class CausalLM(LoadedModel):
         self._base = model.base_model if mtype in _HEAD_ONLY_TYPES else None
         self._head = model.get_output_embeddings() if self._base is not None else None
         self._vocab: _Vocab | None = None
+        import inspect
+
+        # transformers ≥ 5.2x names the reused keys and values `cache`, earlier ones
+        # `past_key_values`
+        params = inspect.signature(model.forward).parameters
+        self._cache_arg = "cache" if "cache" in params else "past_key_values"
 
     @property
     def vocab(self) -> _Vocab:
@@ -341,6 +357,63 @@ class CausalLM(LoadedModel):
         return [s / n if n else 0.0 for s, n in self.log_probs(texts)]
 
     # -- proposing ----------------------------------------------------------------------------
+    def _group_pass(self, groups: Sequence[Sequence[tuple[list[int], int | None]]]
+                    ) -> list[list[tuple[float, int | None]]]:
+        """Rows that share a beginning, in groups (a slot's original sentence and its candidate
+        sentences): per row, Σ log p of its tokens after the group's shared prefix — the
+        tokens before it have the same probabilities in every row of the group, so they
+        cancel from log P(s′) − log P(s) — and the most likely next token after position
+        ``at`` (or None). The prefix runs once per chunk and its keys and values are reused
+        by every row (``past_key_values``); the vocabulary projection is made only after it."""
+        import torch
+
+        jobs = []                                   # (group, row indices, prefix length)
+        for g, rows in enumerate(groups):
+            first = rows[0][0]
+            shared = min(min(_common(r, first) for r, _ in rows), min(len(r) for r, _ in rows) - 1)
+            shared = max(1, shared)
+            order = sorted(range(len(rows)), key=lambda i: len(rows[i][0]))
+            jobs += [(g, order[i:i + self.batch_size], shared)
+                     for i in range(0, len(order), self.batch_size)]
+        special = self.vocab.special
+
+        def run(job: tuple[int, list[int], int]) -> list[tuple[float, int | None]]:
+            g, idx, shared = job
+            rows = [groups[g][i][0] for i in idx]
+            ats = [groups[g][i][1] for i in idx]
+            dev = self.device
+            with torch.inference_mode():
+                pre = self.model(input_ids=torch.tensor([rows[0][:shared]], device=dev),
+                                 use_cache=True)
+                cache = getattr(pre, "cache", None)
+                cache = cache if cache is not None else pre.past_key_values
+                cache.batch_repeat_interleave(len(rows))
+                ids, att = pad_batch([r[shared:] for r in rows], self.pad_id, dev)
+                full_att = torch.cat([torch.ones((len(rows), shared), dtype=att.dtype,
+                                                 device=dev), att], 1)
+                logits = self.model(input_ids=ids, attention_mask=full_att,
+                                    **{self._cache_arg: cache}).logits.float()
+                last = pre.logits[:, -1:].float().expand(len(rows), 1, -1)
+                before = torch.cat([last, logits[:, :-1]], 1)       # predicts ids[:, t]
+                logp = before.log_softmax(-1).gather(2, ids[..., None])[..., 0]
+                sums = (logp * att).sum(1).tolist()
+                bests: list[int | None] = []
+                for j, at in enumerate(ats):
+                    if at is None or at < shared - 1:
+                        bests.append(None)
+                        continue
+                    row = last[j, 0] if at == shared - 1 else logits[j, at - shared]
+                    bests.append(int(row.masked_fill(special[:row.shape[-1]].to(row.device),
+                                                     float("-inf")).argmax()))
+            self.count_pass()
+            return list(zip(sums, bests))
+
+        out: list[list[tuple[float, int | None]]] = [[(0.0, None)] * len(r) for r in groups]
+        for (g, idx, _), got in zip(jobs, map_chunks(run, jobs, self.device)):
+            for i, value in zip(idx, got):
+                out[g][i] = value
+        return out
+
     def _next_logits(self, rows: Sequence[Sequence[int]]) -> list[Any]:
         """The next-token logits after each row (float32, on the CPU)."""
         import torch
@@ -412,22 +485,26 @@ class CausalLM(LoadedModel):
             masked = logits.masked_fill(~ok[:logits.shape[-1]], float("-inf"))
             top = masked.topk(min(pool, int(ok.sum()))).indices.tolist()
             grow += [(n, voc.body[i], 1, 1) for i in dict.fromkeys(top)]
-        originals = list(dict.fromkeys(t for t, _, _ in slots))
-        base = dict(zip(originals, (s for s, _ in self.log_probs(originals))))
         found: list[dict[str, float]] = [{} for _ in slots]
         original = [t[s:e].strip().lower() for t, s, e in slots]
         while grow:
-            rows, ats = [], []
+            # per slot: its original sentence first, then its growing candidates' sentences
+            groups: dict[int, list[tuple[list[int], int | None]]] = {}
             for n, cand, _, _ in grow:
                 text, start, end = slots[n]
-                row, at = self._row_ending_at(text[:start] + cand + text[end:],
-                                              start + len(cand))
-                rows.append(row)
-                ats.append(at)
+                if n not in groups:
+                    groups[n] = [self._row_ending_at(text, end)]
+                groups[n].append(self._row_ending_at(text[:start] + cand + text[end:],
+                                                     start + len(cand)))
+            order = list(groups)
+            scored = dict(zip(order, self._group_pass([groups[n] for n in order])))
+            place = {n: 0 for n in order}
             still = []
-            for (n, cand, pieces, words), (lp, best) in zip(grow, self._pass(rows, ats)):
+            for n, cand, pieces, words in grow:
+                place[n] += 1
+                total, best = scored[n][place[n]]
                 if cand.lower() != original[n]:
-                    found[n][cand] = sum(lp) - base[slots[n][0]]
+                    found[n][cand] = total - scored[n][0][0]
                 if best is None or not voc.alpha[best] or pieces >= max_pieces * words_wanted[n]:
                     continue
                 if not voc.lead[best]:
@@ -445,23 +522,25 @@ class CausalLM(LoadedModel):
                 ) -> list[list[Proposal]]:
         """Each slot's replacements scored on the whole sentence: log P(s′) − log P(s), best
         first; the original itself and repeats are left out."""
-        texts: list[str] = []
-        asks: list[tuple[int, str, int]] = []
-        for n, ((text, start, end), cands) in enumerate(zip(slots, words)):
+        asks: list[list[str]] = []
+        for (text, start, end), cands in zip(slots, words):
             seen = {text[start:end].strip().lower()}
+            asks.append([])
             for w in cands:
-                if w.lower() in seen:
-                    continue
-                seen.add(w.lower())
-                asks.append((n, w, len(texts)))
-                texts.append(text[:start] + w + text[end:])
-        originals = list(dict.fromkeys(t for t, _, _ in slots))
-        scored = self.log_probs(list(dict.fromkeys(texts + originals)))
-        total = dict(zip(dict.fromkeys(texts + originals), (s for s, _ in scored)))
+                if w.lower() not in seen:
+                    seen.add(w.lower())
+                    asks[-1].append(w)
+        todo = [n for n, a in enumerate(asks) if a]
+        groups = [[(self._row_ending_at(slots[n][0], 0)[0], None)]
+                  + [(self._row_ending_at(slots[n][0][:slots[n][1]] + w
+                                          + slots[n][0][slots[n][2]:], 0)[0], None)
+                     for w in asks[n]] for n in todo]
         out: list[list[Proposal]] = [[] for _ in slots]
-        for n, w, i in asks:
-            out[n].append((w, total[texts[i]] - total[slots[n][0]]))
-        return [sorted(r, key=lambda x: -x[1]) for r in out]
+        for n, scored in zip(todo, self._group_pass(groups)):
+            base = scored[0][0]
+            out[n] = sorted(((w, total - base) for w, (total, _) in zip(asks[n], scored[1:])),
+                            key=lambda x: -x[1])
+        return out
 
 
 # -- the masked LM ------------------------------------------------------------------------------
