@@ -210,7 +210,7 @@ def test_converted_copy_is_keyed_by_the_file(tmp_path, monkeypatch):
     f.write_bytes(b"one")
     a = lm_mod.converted_copy(f)
     assert a.parent == tmp_path / "cache" / "lm" and a.name.startswith("m-")
-    f.write_bytes(b"two")
+    f.write_bytes(b"other")           # (a digest is kept per path, size and time)
     assert lm_mod.converted_copy(f) != a
     ok, where = lm_mod.availability(str(f))
     assert "no converted copy yet" in where or not ok
