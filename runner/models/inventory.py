@@ -152,7 +152,7 @@ def check(n: Need) -> Need:
                        + ("" if hub_offline() else "; would be downloaded from the hub if reachable")
                        + "; point the suite at a save_pretrained folder")
     elif n.kind == "lm":
-        from runner.models.lm import availability
+        from runner.models.gguf import availability
 
         found = availability(n.name)
         if found is None:                      # a Hugging Face name or folder

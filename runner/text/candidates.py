@@ -483,17 +483,9 @@ def _text_vectors(path: str) -> tuple[Any, list[str], dict[str, int]]:
 
 def make_source(source: str, *, masked_lm: str, vectors: str, device: str, fp16: bool,
                 batch_size: int, vectors_file: str | None = None, senses: str = "common",
-                sense_encoder: str = "sentence-transformers/all-MiniLM-L6-v2",
-                lm: str | None = None, lm_wordnet: str = "none") -> CandidateSource:
-    if source == "lm":
-        from runner.text.lm_candidates import LMCandidates
-
-        synonyms = (make_source("wordnet", masked_lm=masked_lm, vectors=vectors, device=device,
-                                fp16=fp16, batch_size=batch_size, senses=senses,
-                                sense_encoder=sense_encoder)
-                    if lm_wordnet == "synonyms" else None)
-        return LMCandidates(lm, wordnet=lm_wordnet, device=device, fp16=fp16,
-                            batch_size=batch_size, synonyms=synonyms)
+                sense_encoder: str = "sentence-transformers/all-MiniLM-L6-v2") -> CandidateSource:
+    """The source named ``source`` (``lm`` is made by :func:`runner.text.lm_candidates.make_source`,
+    which takes every name)."""
     if source == "vectors_file":
         if not vectors_file:
             raise ValueError("source vectors_file needs `vectors_file:` (a word-vector text file)")

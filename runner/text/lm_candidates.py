@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from runner.text import candidates as _candidates
 from runner.text.candidates import _WN_POS, CandidateSource, WordNetCandidates
 
 WORDNET_MODES = ("none", "pos", "synonyms")
@@ -88,3 +89,16 @@ class LMCandidates(CandidateSource):
                 words = [(w, s) for w, s in words if self._known(w, doc[i].tag_)]
             out.append(words[:k])
         return out
+
+
+def make_source(source: str, *, lm: str | None = None, lm_wordnet: str = "none",
+                **kwargs: Any) -> CandidateSource:
+    """:func:`runner.text.candidates.make_source` with the source ``lm`` too (``lm``: the model,
+    ``lm_wordnet``: how WordNet constrains it; ``senses`` and ``sense_encoder`` as for
+    ``wordnet`` when it gives the synonyms)."""
+    if source != "lm":
+        return _candidates.make_source(source, **kwargs)
+    synonyms = (_candidates.make_source("wordnet", **kwargs) if lm_wordnet == "synonyms"
+                else None)
+    return LMCandidates(lm, wordnet=lm_wordnet, device=kwargs["device"], fp16=kwargs["fp16"],
+                        batch_size=kwargs["batch_size"], synonyms=synonyms)

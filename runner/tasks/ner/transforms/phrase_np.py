@@ -21,7 +21,8 @@ from typing import Any, Sequence
 from runner.errors import ModelNotAvailable
 from runner.nlp import doc_store
 from runner.transforms.base import PlannedTransformation
-from runner.text.candidates import make_source, match_case, sense_params as _sense_params
+from runner.text.candidates import match_case, sense_params as _sense_params
+from runner.text.lm_candidates import make_source
 from runner.types import Edit, FollowUp, Replacement
 from runner.tasks.ner.types import Prediction, Sentence
 
