@@ -49,7 +49,8 @@ class SyntacticFilter(Filter):
         return float(self.thresholds.get(transformation, self.default_threshold))
 
     def models(self) -> list[dict[str, Any]]:
-        return [self.scorer.describe()]
+        # (a language model shared with a candidate source says what it does here)
+        return [{**self.scorer.describe(), "role": "scorer"}]
 
     def _score_texts(self, texts: Sequence[str]) -> dict[str, float]:
         todo = [t for t in dict.fromkeys(texts) if t not in self._cache]
