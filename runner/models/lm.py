@@ -340,9 +340,25 @@ class CausalLM(LoadedModel):
                 pos = n + 1
         return [self.start_id] + enc["input_ids"], pos
 
+    def _banned_words(self, words: frozenset[str]) -> Any:
+        """Vocabulary mask of the tokens whose surface is one of ``words`` (lower case)."""
+        import torch
+
+        cache = self.__dict__.setdefault("_ban_cache", {})
+        if words not in cache:
+            voc = self.vocab
+            mask = torch.zeros(len(voc.body), dtype=torch.bool)
+            mask[[i for i, b in enumerate(voc.body) if b and b.lower() in words]] = True
+            cache[words] = mask
+        return cache[words]
+
     def propose(self, slots: Sequence[Slot], k: int, *, pool: int | None = None,
-                max_pieces: int = 4) -> list[list[Proposal]]:
+                max_pieces: int = 4, exclude: Sequence[frozenset[str] | None] | None = None
+                ) -> list[list[Proposal]]:
         """Up to ``k`` replacements per slot, best first (see the module's documentation).
+        ``exclude``: per slot, words (lower case) never proposed nor begun with — e.g. function
+        words for a content word, which the left context alone proposes in numbers ("Merkel
+        ___" → at, during, and), so that the pool holds more words of the kind replaced.
 
         Passes: one over the left contexts, then one over the candidate sentences per growth
         step — a candidate sentence's pass gives both its total log-probability and the most
@@ -351,6 +367,7 @@ class CausalLM(LoadedModel):
             return []
         pool = pool or 2 * k
         voc = self.vocab
+        exclude = list(exclude) if exclude is not None else [None] * len(slots)
         contexts = [self._context(t, s) for t, s, _ in slots]
         words_wanted = [max(1, len(t[s:e].split())) for t, s, e in slots]
         firsts = self._next_logits([c for c, _ in contexts])
@@ -360,6 +377,8 @@ class CausalLM(LoadedModel):
                 ok = voc.alpha & voc.lead & ~voc.special
             else:
                 ok = voc.alpha & (voc.lead if lead else ~voc.lead) & ~voc.special
+            if exclude[n]:
+                ok = ok & ~self._banned_words(frozenset(exclude[n]))
             masked = logits.masked_fill(~ok[:logits.shape[-1]], float("-inf"))
             top = masked.topk(min(pool, int(ok.sum()))).indices.tolist()
             grow += [(n, voc.body[i], 1, 1) for i in dict.fromkeys(top)]
@@ -381,7 +400,7 @@ class CausalLM(LoadedModel):
             for n, cand, pieces, words in grow:
                 place[n] += 1
                 total, best = scored[n][place[n]]
-                if cand.lower() != original[n]:
+                if cand.lower() != original[n] and not (exclude[n] and cand.lower() in exclude[n]):
                     found[n][cand] = total - scored[n][0][0]
                 if best is None or not voc.alpha[best] or pieces >= max_pieces * words_wanted[n]:
                     continue

@@ -7,7 +7,8 @@ sentence go to the model in one call (its passes batched).
 
 ``wordnet`` optionally lets WordNet 3.0 constrain the words:
 
-- ``none`` — the model's words as they are;
+- ``none`` — the model's words as they are (a causal LM is not asked for the pipeline's stop
+  words in place of a word that is not one);
 - ``pos`` — only words WordNet knows in the token's part of speech (its Penn tag: verb,
   adjective, noun, adverb; tags WordNet has no part of speech for are not constrained); the
   model is asked for three times as many words first;
@@ -17,12 +18,21 @@ sentence go to the model in one call (its passes batched).
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Sequence
 
 from runner.text import candidates as _candidates
 from runner.text.candidates import _WN_POS, CandidateSource, WordNetCandidates
 
 WORDNET_MODES = ("none", "pos", "synonyms")
+
+
+@functools.lru_cache(maxsize=4)
+def _stop_words(lang: str) -> frozenset[str]:
+    """spaCy's stop words of the language, lower case."""
+    from spacy.util import get_lang_class
+
+    return frozenset(w.lower() for w in get_lang_class(lang).Defaults.stop_words)
 
 
 class LMCandidates(CandidateSource):
@@ -72,6 +82,15 @@ class LMCandidates(CandidateSource):
         poses = ("a", "s") if pos == "a" else (pos,)
         return any(self._wn.morphy(word.lower(), p) is not None for p in poses)
 
+    def _exclusions(self, doc: Any, tokens: Sequence[int]) -> dict[str, Any]:
+        """A causal LM is not asked for function words (the pipeline's stop words) in place of a
+        word that is not one: its left context proposes them first ("Merkel ___ the summit" →
+        at, during, and), and they would crowd out the words of the replaced word's kind."""
+        if getattr(self.lm, "kind", "") != "causal":
+            return {}
+        stop = _stop_words(doc.lang_)
+        return {"exclude": [None if doc[i].is_stop else stop for i in tokens]}
+
     def candidates(self, doc: Any, tokens: Sequence[int], k: int) -> list[list[tuple[str, float]]]:
         if not tokens:
             return []
@@ -81,7 +100,7 @@ class LMCandidates(CandidateSource):
             ranked = self.lm.rescore(slots, [[w for w, _ in c] for c in listed])
             return [r[:k] for r in ranked]
         ask = 3 * k if self.wordnet == "pos" else k
-        ranked = self.lm.propose(slots, ask)
+        ranked = self.lm.propose(slots, ask, **self._exclusions(doc, tokens))
         out = []
         for i, cands in zip(tokens, ranked):
             words = [(w, s) for w, s in cands if w.isalpha()]
