@@ -14,7 +14,6 @@ import hashlib
 import json
 import os
 import platform
-import random
 import sys
 import time
 from collections import defaultdict
@@ -26,6 +25,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from runner import __version__
 from runner.models.loading import resolve_device
+from runner.seeding import case_rng
 from runner.suite import Suite
 from runner.sut.base import SUTFailure
 from runner.tasks.base import Corpus
@@ -52,14 +52,6 @@ class Counts:
                 "follow_ups": self.follow_ups, "cases": sum(self.outcomes.values()),
                 **self.outcomes, "violations": self.outcomes["fail"],
                 "violation_rate": (self.outcomes["fail"] / judged) if judged else None}
-
-
-def case_rng(seed: int, *parts: str) -> random.Random:
-    """A generator for one (source, transformation), derived from the run's seed. Deriving it per
-    case, rather than drawing from one stream, keeps every follow-up identical whatever the batch
-    size, max_sources or order of transformations."""
-    digest = hashlib.sha256("\x1f".join((str(seed),) + parts).encode()).digest()
-    return random.Random(int.from_bytes(digest[:8], "big"))
 
 
 class Engine:

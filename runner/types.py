@@ -196,10 +196,6 @@ class TestCase:
     repair: dict[str, Any] | None = None
     gold: dict[str, Any] | None = None
 
-    def to_json(self, task: Any = None) -> dict[str, Any]:
-        """The case as written to cases.jsonl, by its task (default: the default task, NER)."""
-        if task is None:
-            from runner.tasks import DEFAULT_TASK, get_task
-
-            task = get_task(DEFAULT_TASK)
+    def to_json(self, task: Any) -> dict[str, Any]:
+        """The case as written to cases.jsonl, by its task (``Task.case_to_json``)."""
         return task.case_to_json(self)

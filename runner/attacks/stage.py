@@ -97,7 +97,7 @@ class AttackStage:
     # -- running ---------------------------------------------------------------------------
     def run_batch(self, batch: list[Sentence], predictions: list[Any],
                   docs: list[Any]) -> list[dict[str, Any]]:
-        from runner.engine import case_rng
+        from runner.seeding import case_rng
 
         records = []
         for source, prediction, doc in zip(batch, predictions, docs):

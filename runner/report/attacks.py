@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from runner.report.writers import segments
+from runner.text.changes import segments
 
 IMPORTANCE_TEXT = {
     "logits": "logits (the system's label scores per word, Breaking BERT eq. 1)",

@@ -29,6 +29,7 @@ test, transformations, relations, report partial and registrations; it is regist
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator, Mapping, Protocol
 
 from runner.types import FollowUp, TestCase, Verdict
@@ -36,8 +37,24 @@ from runner.types import FollowUp, TestCase, Verdict
 if TYPE_CHECKING:
     from markupsafe import Markup
 
+    from runner.errors import SuiteError
     from runner.registry import Registry
-    from runner.suite import Suite
+
+
+class Suite(Protocol):
+    """What a task sees of a loaded suite (:class:`runner.suite.Suite`): declared here, below the
+    suite loader, so that a task does not import the loader (which imports the task registry)."""
+
+    path: Path
+    config: dict[str, Any]
+
+    @property
+    def base_dir(self) -> Path: ...
+
+    @property
+    def corpus_path(self) -> Path: ...
+
+    def error(self, message: str, at: tuple, *, hint: str | None = None) -> "SuiteError": ...
 
 
 class Source(Protocol):
@@ -260,7 +277,7 @@ class Task:
         ``origin``, ``transformation``, ``relation``, ``reason``, ``categories``, ``types``
         (labels the report can filter on), ``differences`` (their number is a sortable column),
         ``source_text`` and ``follow_up_text``."""
-        from runner.report.writers import changed_ranges, segments
+        from runner.text.changes import changed_ranges, segments
 
         verdict = case["verdict"]
         src_changed, tgt_changed = changed_ranges(case)
