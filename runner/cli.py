@@ -270,7 +270,7 @@ def _run(args: argparse.Namespace) -> int:
         print(dry_run(suite, use_cache=not args.no_cache)[0])
         return ExitCode.OK
 
-    from runner.engine import CASES_FILE
+    from runner.checkpoint import CASES_FILE
     from runner.execution import make_engine
     from runner.report.outputs import write_outputs
     from runner.report.writers import console_summary

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from runner.cli import main
-from runner.engine import Engine, Loader
+from runner.building import Loader
+from runner.engine import Engine
 from runner.filters.parse_check import ParseCheckFilter
 from runner.filters.semantic import SemanticFilter
 

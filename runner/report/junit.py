@@ -138,40 +138,8 @@ def build_junit(results: dict[str, Any], cases: CaseSource) -> ET.Element:
                           type="MetamorphicRelationViolation").text = xml_text(summary)
         ET.SubElement(tc, "system-out").text = xml_text(summary)
     n_tests = len(rows) + n_groups
-    from runner.report.attacks import attack_rows
-
-    fail_on = results["suite"]["filled"]["report"].get("fail_on", {}) or {}
-    records = (results.get("attacks") or {}).get("records") or []
-    for row in [r for r in attack_rows(results) if r["type"] == "all"]:
-        # One test case per attack; like a relation without a threshold, any success fails it.
-        n_tests += 1
-        name = row["attack"]
-        limit = fail_on.get("max_attack_success_rate")
-        why = "report.fail_on.max_attack_success_rate" if limit is not None else \
-            "no threshold: any successful attack fails"
-        limit = 0.0 if limit is None else float(limit)
-        tc = ET.SubElement(suite, "testcase", classname=xml_text(f"{suite_name}.attacks"),
-                           name=xml_text(name), time="0.000")
-        rate = row["success_rate"]
-        if rate is None:
-            n_skip += 1
-            ET.SubElement(tc, "skipped", message="no entity attacked")
-        elif rate > limit:
-            n_fail += 1
-            message = (f"attack {name}: success rate {rate:.1%} ({row['success']} of "
-                       f"{row['attacked']} entities) exceeds {limit:.1%} ({why})")
-            failure = ET.SubElement(tc, "failure", message=xml_text(message),
-                                    type="AdversarialAttackSuccess")
-            shown = [r for r in records if r["attack"] == name
-                     and r["outcome"] == "success"][:EXAMPLES_PER_CASE]
-            failure.text = xml_text(message + "\n\n" + "\n\n".join(
-                f"{r['id']}\n  original:    {r['text']}\n  adversarial: {r['adversarial']}\n"
-                f"  {r['entity']['text']!r}: {' '.join(r['labels_before'])} → "
-                f"{' '.join(r['labels_after'])}" for r in shown) + "\n")
-        out = ET.SubElement(tc, "system-out")
-        out.text = xml_text(f"attacked {row['attacked']}, success {row['success']}, partial "
-                            f"{row['partial']}, queries per entity {row['queries_per_entity']}, "
-                            f"limit {limit:.1%} ({why})")
+    added = task.junit_cases(results, suite, suite_name)
+    n_tests, n_fail, n_skip = n_tests + added[0], n_fail + added[1], n_skip + added[2]
     for el in (root, suite):
         el.set("tests", str(n_tests))
         el.set("failures", str(n_fail))

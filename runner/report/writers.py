@@ -180,12 +180,9 @@ def relation_checks(results: dict[str, Any]) -> list[dict[str, Any]]:
             continue  # a suite of the research methods only: nothing to add to the rows above
         rows.append({"scope": f"group {group}", "rate": c["violation_rate"], "max": limit,
                      "fail": c["fail"], "judged": c["pass"] + c["fail"]})
-    from runner.report.attacks import attack_limit
+    from runner.tasks import task_of_results
 
-    for name, a in ((results.get("attacks") or {}).get("summary") or {}).items():
-        rows.append({"scope": f"attack {name} (success)", "rate": a["success_rate"],
-                     "max": attack_limit(results), "fail": a["success"],
-                     "judged": a["attacked"]})
+    rows += task_of_results(results).threshold_rows(results)
     for row in rows:
         row["status"] = ("none" if row["max"] is None else
                          "pass" if row["rate"] is None or row["rate"] <= row["max"] else "fail")
@@ -233,15 +230,8 @@ def write_html(results: dict[str, Any], cases: "CaseSource", out_path: Path) -> 
     triage_rows = [[v["id"], v["transformation"], v["relation"], v["source_text"],
                     v["follow_up_text"], (v.get("triage") or {}).get("mark", "")]
                    for v in violations + false_alarms]
-    from runner.report.attacks import attack_rows, attack_views, importance_used
-
-    views, n_views = attack_views(results, limit)
-    records = (results.get("attacks") or {}).get("records") or []
     html = env.get_template("report.html.j2").render(
-        false_alarms=false_alarms, triage_rows=triage_rows,
-        attack_rows=attack_rows(results), attack_views=views, n_attack_views=n_views,
-        attack_importance=importance_used(results),
-        attack_reference=records[0]["reference"] if records else "",
+        false_alarms=false_alarms, triage_rows=triage_rows, **task.report_context(results, limit),
         r=results, violations=violations, n_violations=n_violations, shown_limit=limit,
         labels=sorted(labels), checks=relation_checks(results), charts=charts(results, task),
         task=task,
@@ -282,9 +272,8 @@ def console_summary(results: dict[str, Any]) -> str:
             for g, c in (results.get("groups") or {}).items()))
     from runner.tasks import task_of_results
 
-    from runner.report.attacks import console_lines as attack_lines
     from runner.report.display import visible_text
     from runner.report.triage import console_lines as triage_lines
 
     return visible_text("\n".join([*lines, *task_of_results(results).console_lines(results),
-                                   *attack_lines(results), *triage_lines(results)]), keep="\n")
+                                   *triage_lines(results)]), keep="\n")

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
     from runner.errors import SuiteError
     from runner.registry import Registry
+    from runner.stages import BatchStage
 
 
 class Suite(Protocol):
@@ -306,6 +307,30 @@ class Task:
     def console_lines(self, results: dict[str, Any]) -> list[str]:
         """Lines printed below the console summary table."""
         return []
+
+    # -- stages after a batch's cases, and their part of the outputs ----------------------------
+    def stages(self, suite: "Suite", sut: Any, log: Callable[[str], None]) -> list["BatchStage"]:
+        """The stages the suite asks for that run after each batch's cases (NER: attacks)."""
+        return []
+
+    def report_context(self, results: dict[str, Any], limit: int) -> dict[str, Any]:
+        """Template variables :attr:`report_partials` read besides the results (``r``);
+        ``limit``: the suite's ``max_violations_shown``."""
+        return {}
+
+    def threshold_rows(self, results: dict[str, Any]) -> list[dict[str, Any]]:
+        """Rows the first screen's threshold table adds after the relations' and groups'
+        (``scope``, ``rate``, ``max``, ``fail``, ``judged``)."""
+        return []
+
+    def markdown_lines(self, results: dict[str, Any]) -> list[str]:
+        """Lines summary.md adds after its tables of relations and groups."""
+        return []
+
+    def junit_cases(self, results: dict[str, Any], suite: Any, suite_name: str) -> tuple[int, int, int]:
+        """JUnit test cases the task adds to ``suite`` (an ElementTree element): returns how many
+        tests, failures and skipped it added."""
+        return 0, 0, 0
 
 
 def _to_json(value: Any) -> Any:

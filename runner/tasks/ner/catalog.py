@@ -520,7 +520,7 @@ _ATTACK_COMMON = {
     "batch_size": _MODEL_BATCH, "fp16": _FP16,
 }
 ATTACKS.add(
-    "entity_context", lazy("runner.attacks.base:EntityContextAttack"),
+    "entity_context", lazy("runner.tasks.ner.attacks.base:EntityContextAttack"),
     description="Replace context words of an entity, most important first, by synonyms until "
                 "the entity is mislabelled (Breaking BERT §3.1.2).",
     params={
@@ -551,7 +551,7 @@ ATTACKS.add(
     },
 )
 ATTACKS.add(
-    "entity", lazy("runner.attacks.base:EntityAttack"),
+    "entity", lazy("runner.tasks.ner.attacks.base:EntityAttack"),
     description="Replace the entity by random entities of its type until one is mislabelled; "
                 "the most similar success is kept (Breaking BERT §3.1.3).",
     params={

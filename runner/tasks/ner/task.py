@@ -96,7 +96,7 @@ class NERTask(Task):
                          ".conll": "conll", ".bio": "conll", ".iob": "conll", ".iob2": "conll"}
     case_template = "ner/case.html.j2"
     legend_template = "ner/legend.html.j2"
-    report_partials = ("ner/categories.html.j2",)
+    report_partials = ("ner/categories.html.j2", "ner/attacks.html.j2")
     types_column = "Entity types"
 
     # -- what a suite may say ------------------------------------------------------------------
@@ -237,6 +237,35 @@ class NERTask(Task):
         return category_chart(results, "Error categories", "Violations per error category")
 
     def console_lines(self, results: dict[str, Any]) -> list[str]:
+        from runner.tasks.ner.attacks.report import console_lines as attack_lines
         from runner.tasks.ner.repair.summary import console_lines
 
-        return console_lines(results)
+        return console_lines(results) + attack_lines(results)
+
+    # -- Breaking BERT's attacks: a stage after each batch's cases -------------------------------
+    def stages(self, suite: Any, sut: Any, log: Callable[[str], None]) -> list[Any]:
+        if not suite.config.get("attacks"):
+            return []
+        from runner.tasks.ner.attacks.stage import AttackStage
+
+        return [AttackStage(suite.config, sut, log=log)]
+
+    def report_context(self, results: dict[str, Any], limit: int) -> dict[str, Any]:
+        from runner.tasks.ner.attacks.report import html_context
+
+        return html_context(results, limit)
+
+    def threshold_rows(self, results: dict[str, Any]) -> list[dict[str, Any]]:
+        from runner.tasks.ner.attacks.report import threshold_rows
+
+        return threshold_rows(results)
+
+    def markdown_lines(self, results: dict[str, Any]) -> list[str]:
+        from runner.tasks.ner.attacks.report import markdown_lines
+
+        return markdown_lines(results)
+
+    def junit_cases(self, results: dict[str, Any], suite: Any, suite_name: str) -> tuple[int, int, int]:
+        from runner.tasks.ner.attacks.report import junit_cases
+
+        return junit_cases(results, suite, suite_name)
