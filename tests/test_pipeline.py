@@ -12,7 +12,7 @@ import pytest
 from runner.cli import main
 from runner.building import Loader
 from runner.engine import Engine
-from runner.filters.parse_check import ParseCheckFilter
+from runner.tasks.ner.checks.filter import ParseCheckFilter
 from runner.filters.semantic import SemanticFilter
 
 ROOT = Path(__file__).resolve().parent.parent

