@@ -134,6 +134,9 @@ class Task:
     #: template of the legend above the report's violation table (reads ``labels``: the
     #: ``types`` shown), or "" for none
     legend_template: ClassVar[str] = ""
+    #: top-level suite sections that configure stages after the cases (NER: ``attacks``); a
+    #: suite may list no transformation when it lists one of these
+    stage_sections: ClassVar[tuple[str, ...]] = ()
     #: templates included below the first screen of report.html (they read the results as ``r``)
     report_partials: ClassVar[tuple[str, ...]] = ()
     #: header of the report's column of labels (``case_view()["types"]``), e.g. "Entity types"

@@ -97,6 +97,7 @@ class NERTask(Task):
     case_template = "ner/case.html.j2"
     legend_template = "ner/legend.html.j2"
     report_partials = ("ner/categories.html.j2", "ner/attacks.html.j2")
+    stage_sections = ("attacks",)
     types_column = "Entity types"
 
     # -- what a suite may say ------------------------------------------------------------------
@@ -121,6 +122,9 @@ class NERTask(Task):
 
     def cross_check(self, suite: Any) -> None:
         from runner.suite import probe, usable_path
+        from runner.tasks.ner.attacks.stage import check_config
+
+        check_config(suite)
 
         for i, t in enumerate(suite.config["transformations"]):
             if t.get("sense2vec"):

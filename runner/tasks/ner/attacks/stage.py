@@ -179,3 +179,29 @@ def _chunks(items: Iterable[Sentence], n: int) -> Iterator[list[Sentence]]:
             batch = []
     if batch:
         yield batch
+
+
+def check_config(suite: Any) -> None:
+    """The suite's `attacks:` as JSON Schema cannot check them: each listed once, its files
+    found (made absolute), a threshold on their success only with attacks to judge."""
+    from runner.suite import probe, usable_path
+
+    cfg = suite.config
+    names: set[str] = set()
+    for i, a in enumerate(cfg.get("attacks") or []):
+        if a["type"] in names:
+            raise suite.error(f"attack {a['type']!r} is listed twice", ("attacks", i, "type"))
+        names.add(a["type"])
+        for key in ("vectors_file", "pool_file"):
+            if a.get(key):
+                path = usable_path(suite, a[key], ("attacks", i, key))
+                if not probe(suite, ("attacks", i, key), path.is_file):
+                    raise suite.error(f"file not found: {path}", ("attacks", i, key),
+                                      hint="paths are relative to the suite file's folder")
+                a[key] = str(path)
+        if a.get("candidates") == "vectors_file" and not a.get("vectors_file"):
+            raise suite.error("candidates vectors_file needs `vectors_file:` (a word-vector text "
+                              "file)", ("attacks", i, "candidates"))
+    if cfg["report"]["fail_on"].get("max_attack_success_rate") is not None and not names:
+        raise suite.error("a threshold on the attack success rate, but the suite has no "
+                          "`attacks:`", ("report", "fail_on", "max_attack_success_rate"))
