@@ -200,7 +200,7 @@ def _models(args: argparse.Namespace) -> int:
     missing = False
     for path, suite in _each_suite(paths, failed):
         print(f"{path} ({suite.name}):")
-        for n in suite_needs(suite.config):
+        for n in suite_needs(suite.config, suite.task):
             mark = "ok     " if n.available else "MISSING"
             print(f"  {mark} {n.role:<10} {n.name:<42} {n.component}\n          {n.where}")
             missing = missing or not n.available

@@ -174,6 +174,13 @@ class Task:
         """Checks of a ``task: X`` suite that JSON Schema cannot express (files named by
         parameters, parameter combinations); raise ``suite.error(message, path)``."""
 
+    def model_needs(self, cfg: dict[str, Any]) -> list[Any]:
+        """What a suite of this task (``cfg``, as filled) would load, without loading it
+        (``mtrun models``: :class:`runner.models.inventory.Need` each): its system, its
+        transformations' and own filters' models, its stages'. The shared filters' are added
+        by the inventory."""
+        return []
+
     def system_base(self) -> type:
         """The task's :class:`~runner.sut.base.SystemUnderTest` subclass that turns a raw answer
         into a prediction (``_convert``, ``_check_raw``); the shared ``python`` system is built

@@ -139,6 +139,11 @@ class NERTask(Task):
                 raise suite.error("source sense2vec needs the `sense2vec:` folder of its vectors",
                                   ("transformations", i, "source"))
 
+    def model_needs(self, cfg: dict[str, Any]) -> list[Any]:
+        from runner.tasks.ner.needs import model_needs
+
+        return model_needs(cfg)
+
     def system_base(self) -> type:
         from runner.tasks.ner.sut.base import NERSystem
 
