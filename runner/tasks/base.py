@@ -134,6 +134,8 @@ class Task:
     #: template of the legend above the report's violation table (reads ``labels``: the
     #: ``types`` shown), or "" for none
     legend_template: ClassVar[str] = ""
+    #: templates the ``mtrun diff`` page includes after its table (they read the comparison ``d``)
+    diff_partials: ClassVar[tuple[str, ...]] = ()
     #: top-level suite sections that configure stages after the cases (NER: ``attacks``); a
     #: suite may list no transformation when it lists one of these
     stage_sections: ClassVar[tuple[str, ...]] = ()
@@ -335,6 +337,15 @@ class Task:
 
     def markdown_lines(self, results: dict[str, Any]) -> list[str]:
         """Lines summary.md adds after its tables of relations and groups."""
+        return []
+
+    def compare_runs(self, old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+        """What ``mtrun diff`` adds to its comparison of two runs' results (NER: the attacks);
+        shown by :meth:`diff_lines` and :attr:`diff_partials`."""
+        return {}
+
+    def diff_lines(self, d: dict[str, Any], *, markdown: bool) -> list[str]:
+        """Lines ``mtrun diff`` prints (console) or writes (Markdown) after its table."""
         return []
 
     def junit_cases(self, results: dict[str, Any], suite: Any, suite_name: str) -> tuple[int, int, int]:

@@ -98,6 +98,7 @@ class NERTask(Task):
     legend_template = "ner/legend.html.j2"
     report_partials = ("ner/categories.html.j2", "ner/attacks.html.j2")
     stage_sections = ("attacks",)
+    diff_partials = ("ner/diff_attacks.html.j2",)
     types_column = "Entity types"
 
     # -- what a suite may say ------------------------------------------------------------------
@@ -273,6 +274,18 @@ class NERTask(Task):
         from runner.tasks.ner.attacks.report import markdown_lines
 
         return markdown_lines(results)
+
+    def compare_runs(self, old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+        from runner.tasks.ner.attacks.report import compare_attacks
+
+        if not (old.get("attacks") or new.get("attacks")):
+            return {}
+        return {"attacks": compare_attacks(old, new)}
+
+    def diff_lines(self, d: dict[str, Any], *, markdown: bool) -> list[str]:
+        from runner.tasks.ner.attacks.report import diff_lines
+
+        return diff_lines(d, markdown=markdown)
 
     def junit_cases(self, results: dict[str, Any], suite: Any, suite_name: str) -> tuple[int, int, int]:
         from runner.tasks.ner.attacks.report import junit_cases

@@ -182,3 +182,68 @@ def junit_cases(results: dict[str, Any], suite: Any, suite_name: str) -> tuple[i
                             f"{row['partial']}, queries per entity {row['queries_per_entity']}, "
                             f"limit {limit:.1%} ({why})")
     return n_tests, n_fail, n_skip
+
+
+# -- the attacks in ``mtrun diff`` --------------------------------------------------------------
+
+def _attack_records(results: dict[str, Any]) -> dict[tuple, dict[str, Any]]:
+    """Attack records by (sentence, attack, entity span and type): the same attacked entity in
+    both runs."""
+    return {(r["text"], r["attack"], r["entity"]["start"], r["entity"]["end"],
+             r["entity"]["label"]): r
+            for r in (results.get("attacks") or {}).get("records", [])}
+
+
+def compare_attacks(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """Success rates per attack side by side; entities the new run fools and the old did not
+    (*new successes*), and the reverse (*resisted*)."""
+    from runner.report.diff import _delta
+
+    sa = (old.get("attacks") or {}).get("summary", {})
+    sb = (new.get("attacks") or {}).get("summary", {})
+    rows = []
+    for name in list(sa) + [n for n in sb if n not in sa]:
+        a, b = sa.get(name), sb.get(name)
+        rows.append({"attack": name,
+                     "old": a and {"success": a["success"], "attacked": a["attacked"],
+                                   "rate": a["success_rate"]},
+                     "new": b and {"success": b["success"], "attacked": b["attacked"],
+                                   "rate": b["success_rate"]},
+                     "delta": _delta(a and a["success_rate"], b and b["success_rate"])})
+    ra, rb = _attack_records(old), _attack_records(new)
+    new_succ = [r for k, r in rb.items() if r["outcome"] == "success"
+                and (k not in ra or ra[k]["outcome"] != "success")]
+    resisted = [r for k, r in ra.items() if r["outcome"] == "success"
+                and k in rb and rb[k]["outcome"] != "success"]
+    return {"rows": rows, "new_successes": new_succ, "resisted": resisted}
+
+
+def diff_lines(d: dict[str, Any], *, markdown: bool) -> list[str]:
+    """The attacks' table of ``mtrun diff`` (console or Markdown) from ``d["attacks"]``."""
+    from runner.report.diff import _pct, _pp
+    from runner.report.markdown import md_text
+
+    at = d.get("attacks")
+    if not at:
+        return []
+    tail = (f"{len(at['new_successes'])} entity(ies) fooled only in the new run, "
+            f"{len(at['resisted'])} fooled only in the old one")
+    if not markdown:
+        from tabulate import tabulate
+
+        def acells(x: dict[str, Any] | None) -> list[Any]:
+            return ["–", "–"] if x is None else [f"{x['success']}/{x['attacked']}",
+                                                 _pct(x["rate"])]
+
+        return ["", tabulate([[r["attack"], *acells(r["old"]), *acells(r["new"]), _pp(r["delta"])]
+                              for r in at["rows"]],
+                             headers=["attack", "old successes", "old rate", "new successes",
+                                      "new rate", "change"], tablefmt="simple"), tail]
+
+    def acell(x: dict[str, Any] | None) -> str:
+        return "– | –" if x is None else f"{x['success']}/{x['attacked']} | {_pct(x['rate'])}"
+
+    return ["", "| attack | old successes | old rate | new successes | new rate | change |",
+            "|---|--:|--:|--:|--:|--:|",
+            *[f"| {md_text(r['attack'])} | {acell(r['old'])} | {acell(r['new'])} | "
+              f"{_pp(r['delta'])} |" for r in at["rows"]], "", tail]
