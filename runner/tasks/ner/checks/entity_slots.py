@@ -6,8 +6,8 @@ import functools
 import re
 from typing import Any, Mapping, Sequence
 
-from runner.types import Edit, Replacement
 from runner.tasks.ner.checks.spans import head_of, role_of, typed_names
+from runner.types import Edit, Replacement
 
 _NAME_POS = {"PROPN", "NOUN", "NUM", "X"}
 #: characters of markup, addresses and glued fragments, not of names

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from runner.types import Edit, FollowUp
 from runner.tasks.ner.checks.spans import LABEL_TYPES, moved_names, typed_names
+from runner.types import Edit, FollowUp
 
 # The WordNet lexicographer files a name of each type can belong to (entity_types): a person is
 # noun.person; a place noun.location, noun.object (a mountain, a river, a continent) or

@@ -83,12 +83,12 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from runner.filters.base import Filter
-from runner.types import FollowUp
-from runner.tasks.ner.checks.tokens import TokenChecks
-from runner.tasks.ner.checks.verb_frames import VerbFrameChecks
+from runner.tasks.ner.checks.entity_slots import EntitySlotChecks
 from runner.tasks.ner.checks.entity_types import EntityTypeChecks
 from runner.tasks.ner.checks.questions import QuestionChecks
-from runner.tasks.ner.checks.entity_slots import EntitySlotChecks
+from runner.tasks.ner.checks.tokens import TokenChecks
+from runner.tasks.ner.checks.verb_frames import VerbFrameChecks
+from runner.types import FollowUp
 
 CHECKS = ("tokens", "replaced", "verb_frames", "entity_slots", "entity_types", "question_front")
 # Which checks judge which transformation (a suite may override any key; "default" serves the

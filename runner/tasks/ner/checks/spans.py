@@ -65,15 +65,3 @@ def head_of(doc: Any, start: int, end: int) -> Any:
 
 def within(start: int, end: int, ranges: Sequence[tuple[int, int]]) -> bool:
     return any(a < end and start < b for a, b in ranges)
-
-
-def replaced_pairs(edit: Edit) -> list[tuple[tuple[int, int], tuple[int, int]]]:
-    """(source range, follow-up range) of every replacement that changed text and has characters
-    on both sides (an insertion or a deletion replaces nothing)."""
-    out, delta = [], 0
-    for r in edit.replacements:
-        ns = r.start + delta
-        if edit.source[r.start:r.end] != r.new and r.end > r.start and r.new:
-            out.append(((r.start, r.end), (ns, ns + len(r.new))))
-        delta += len(r.new) - (r.end - r.start)
-    return out

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from runner.tasks.ner.checks.spans import head_of, named_term, role_of, within
 from runner.types import Edit
-from runner.tasks.ner.checks.spans import head_of, within, named_term, replaced_pairs, role_of
 
 
 class TokenChecks:
@@ -57,7 +57,7 @@ class TokenChecks:
     # -- 2. a replaced region keeps its role ---------------------------------------------------
     def _replaced(self, sdoc: Any, fdoc: Any, edit: Edit) -> list[str]:
         reasons = []
-        for (a, b), (c, d) in replaced_pairs(edit):
+        for (a, b), (c, d) in edit.replaced_pairs():
             old, new = head_of(sdoc, a, b), head_of(fdoc, c, d)
             if old is None or new is None:
                 continue

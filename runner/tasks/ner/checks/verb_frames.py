@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from runner.tasks.ner.checks.spans import head_of
 from runner.types import Edit
-from runner.tasks.ner.checks.spans import head_of, replaced_pairs
 
 # WordNet 3.0 verb frames grouped by the complement they need (frame numbers as in WordNet's
 # `frames.vrb`): e.g. 26 "Somebody ----s that CLAUSE", 28 "Somebody ----s to INFINITIVE".
@@ -60,7 +60,7 @@ class VerbFrameChecks:
     # -- 3. verb frames ------------------------------------------------------------------------
     def _verb_frames(self, sdoc: Any, fdoc: Any, edit: Edit) -> list[str]:
         reasons = []
-        for (a, b), (c, d) in replaced_pairs(edit):
+        for (a, b), (c, d) in edit.replaced_pairs():
             old, new = head_of(sdoc, a, b), head_of(fdoc, c, d)
             if old is None or new is None or old.pos_ != "VERB" or not (b - a < 40):
                 continue
