@@ -260,26 +260,28 @@ class CorpusEntityCandidates:
             self._names.update(zip(todo, vecs))
         return np.array([self._names[e] for e in names])
 
+    def _name_zscores(self, jobs: Sequence[Job], pool: Sequence[str]) -> Any:
+        """Per job, the cosine of its entity's name to each pool name, standardised over the pool
+        ((cos − mean) / std)."""
+        import numpy as np
+
+        pool_vecs = self._name_vectors(pool)
+        targets = self._name_vectors([j.text[j.start:j.end].strip() for j in jobs])
+        with np.errstate(invalid="ignore"):
+            cos = np.nan_to_num(targets @ pool_vecs.T, nan=-1.0)
+        return [(row - float(row.mean())) / (float(row.std()) or 1.0) for row in cos]
+
     def _similar_mutants(self, jobs: Sequence[Job]) -> list[list[Mutant]]:
         """Candidates by name similarity: pool entities whose names are closest to e_s's (the
         encoder's embedding of the names alone). p is that cosine standardised over the pool
         ((cos − mean) / std: how much closer than an average pool entity), so ``PThreshold``
         counts standard deviations as with the masked-LM score."""
-        import numpy as np
-
         out: list[list[Mutant]] = [[] for _ in jobs]
         pool = sorted(self.pool)
         if len(pool) < 2:
             return out
-        pool_vecs = self._name_vectors(pool)
-        targets = self._name_vectors([j.text[j.start:j.end].strip() for j in jobs])
-        with np.errstate(invalid="ignore"):
-            cos = np.nan_to_num(targets @ pool_vecs.T, nan=-1.0)
-        for n, job in enumerate(jobs):
+        for n, (job, z) in enumerate(zip(jobs, self._name_zscores(jobs, pool))):
             e_s = job.text[job.start:job.end]
-            row = cos[n]
-            std = float(row.std()) or 1.0
-            z = (row - float(row.mean())) / std
             scored = sorted((-float(z[i]), e) for i, e in enumerate(pool)
                             if e != e_s and e.lower() != e_s.lower()
                             and not occurrences(e, job.text))
@@ -303,14 +305,8 @@ class CorpusEntityCandidates:
         pool = sorted(e for e in self.pool if self.contexts.get(e))
         if len(pool) < 2:
             return out
-        pool_vecs = self._name_vectors(pool)
-        targets = self._name_vectors([j.text[j.start:j.end].strip() for j in jobs])
-        with np.errstate(invalid="ignore"):
-            cos = np.nan_to_num(targets @ pool_vecs.T, nan=-1.0)
-        for n, job in enumerate(jobs):
+        for n, (job, z) in enumerate(zip(jobs, self._name_zscores(jobs, pool))):
             e_s = job.text[job.start:job.end]
-            row = cos[n]
-            z = (row - float(row.mean())) / (float(row.std()) or 1.0)
             order = np.argsort(-z, kind="stable")
             for i in order:
                 if len(out[n]) >= self.top_k:
