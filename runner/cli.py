@@ -23,8 +23,9 @@ USAGE = """mtrun SUITE.yaml [options]        run a suite (same as `mtrun run SUI
        mtrun diff OLD NEW [-o DIR]       compare two runs' results.json
        mtrun models [SUITE.yaml ...]     the models each suite would load, and if they are here"""
 
-EXIT_CODES = """exit codes: 0 within the suite's fail_on thresholds · 1 violations above them ·
-2 interrupted · 3 internal error · 4 usage or suite error · 5 nothing to test"""
+EXIT_CODES = """exit codes: 0 every threshold kept (or none set) · 1 violations above the thresholds ·
+2 interrupted · 3 internal error · 4 usage, suite, corpus or path error · 5 nothing to test ·
+6 the system under test could not answer (report.fail_on.max_error_rate, max_source_errors)"""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -275,7 +276,11 @@ def _run(args: argparse.Namespace) -> int:
     from runner.report.outputs import write_outputs
     from runner.report.writers import console_summary
 
-    out_dir = suite.report_dir(args.out)
+    from runner.report.paths import make_output_dir
+
+    # checked (and made) before any model loads: a path that cannot be a folder is exit 4 now
+    out_dir = make_output_dir(suite.report_dir(args.out),
+                              what="-o" if args.out else "report folder")
     show = not args.quiet
     progress = Progress(enabled=show and sys.stderr.isatty())
     from runner.report.display import visible_text
@@ -353,21 +358,23 @@ def _run(args: argparse.Namespace) -> int:
         print(f"mtrun: interrupted after {engine.sources_done} source(s); the partial results "
               "above are saved", file=sys.stderr)
         return ExitCode.INTERRUPTED
-    if results["overall"]["cases"] == 0 and not (results.get("attacks") or {}).get("records"):
-        print("mtrun: nothing to test: no transformation applied to any source sentence "
-              f"({engine.sources_done} read)", file=sys.stderr)
-        return ExitCode.NOTHING_TO_TEST
-    return _threshold_verdict(results)
+    return _exit_with_verdict(results)
 
 
-def _threshold_verdict(results: dict) -> int:
-    """Exit 1 with each reason printed when a rate is above the suite's fail_on, else 0."""
-    th = results["thresholds"]
-    if th["status"] == "fail":
-        for reason in th["reasons"]:
-            print(f"mtrun: FAIL: {reason}", file=sys.stderr)
-        return ExitCode.VIOLATIONS
-    return ExitCode.OK
+def _exit_with_verdict(results: dict) -> int:
+    """The exit code of the run's verdict (runner/report/verdict.py: the one every output shows),
+    with its headline and reasons on stderr."""
+    from runner.report.verdict import verdict
+
+    v = results.get("verdict") or verdict(results)
+    if v["status"] == "nothing":
+        print(f"mtrun: {v['reasons'][0]}", file=sys.stderr)
+        return v["exit_code"]
+    print(f"mtrun: {v['headline']}", file=sys.stderr)
+    if v["status"] in ("error", "fail"):
+        for reason in v["reasons"]:
+            print(f"mtrun: {v['label']}: {reason}", file=sys.stderr)
+    return v["exit_code"]
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -376,7 +383,10 @@ def _report(args: argparse.Namespace) -> int:
 
     source = Path(args.results)
     results = load_results(source)
-    out_dir = Path(args.out) if args.out else source.parent
+    from runner.report.paths import make_output_dir
+
+    out_dir = make_output_dir(Path(args.out) if args.out else source.parent,
+                              what="-o" if args.out else "output folder")
     if args.formats:
         formats = [f.strip() for f in args.formats.split(",") if f.strip()]
         unknown = [f for f in formats if f not in FILES]
@@ -392,7 +402,7 @@ def _report(args: argparse.Namespace) -> int:
         print(console_summary(results))
         for path in written:
             print(f"wrote {path}")
-    return _threshold_verdict(results)
+    return _exit_with_verdict(results)
 
 
 def _diff(args: argparse.Namespace) -> int:
@@ -403,8 +413,10 @@ def _diff(args: argparse.Namespace) -> int:
     old["_path"], new["_path"] = args.old, args.new
     d = compare(old, new)
     print(console_diff(d, examples=max(args.examples, 0)))
-    out_dir = Path(args.out) if args.out else Path(args.new).parent
-    out_dir.mkdir(parents=True, exist_ok=True)
+    from runner.report.paths import make_output_dir
+
+    out_dir = make_output_dir(Path(args.out) if args.out else Path(args.new).parent,
+                              what="-o" if args.out else "output folder")
     print(f"wrote {write_diff_html(d, out_dir / 'diff.html')}")
     md = out_dir / "diff.md"
     md.write_text(markdown_diff(d, examples=max(args.examples, 0)), encoding="utf-8")
