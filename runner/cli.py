@@ -62,7 +62,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--dry-run", action="store_true",
                      help="print how many calls and characters the run would send, send none")
 
-    val = sub.add_parser("validate", help="check suites without running them")
+    val = sub.add_parser("validate", help="check suites and their corpora without running them "
+                                          "(a missing model is a warning)")
     val.add_argument("suites", nargs="+")
     sub.add_parser("list", help="list the component types")
     mod = sub.add_parser("models", help="the models each suite would load and whether they are "
@@ -164,11 +165,27 @@ def _each_suite(paths: Sequence[str], failed: list[str]) -> Iterator[tuple[str, 
 
 
 def _validate(args: argparse.Namespace) -> int:
+    """Each suite, its whole corpus (read by the reader a run uses, so every corpus a run refuses
+    is refused here) and its models. A missing model is a warning, not an error: the suite and
+    corpus are right, and a check in CI often runs where the models are not installed; the run
+    (and ``mtrun models``) exit 4 for it."""
+    from runner.models.inventory import suite_needs
+
     failed: list[str] = []
     for path, suite in _each_suite(args.suites, failed):
+        try:
+            sources = suite.task.corpus(suite).count()
+        except MtrunError as exc:
+            _error(exc)
+            failed.append(path)
+            continue
         print(f"{path}: ok — {suite.name}: {suite.config['sut']['type']} system, "
               f"{len(suite.config['transformations'])} transformation(s), "
-              f"{len(suite.config['relations'])} relation(s)")
+              f"{len(suite.config['relations'])} relation(s), {sources} source(s) in the corpus")
+        for n in suite_needs(suite.config):
+            if not n.available:
+                print(f"mtrun: warning: {path}: {n.role} {n.name} ({n.component}) is not "
+                      f"available here: a run would exit 4 ({n.where})", file=sys.stderr)
     return ExitCode.USAGE_ERROR if failed else ExitCode.OK
 
 
