@@ -14,17 +14,17 @@ def make_output_dir(path: str | Path, *, what: str = "output folder") -> Path:
     """``path`` as an existing, writable folder (made with its parents when missing)."""
     path = Path(path)
     shown = str(path)
-    if path.exists() and not path.is_dir():
-        raise MtrunError(f"{what} {shown}: a file is there, not a folder; name a folder "
-                         "(it is made when missing)")
-    for parent in path.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise MtrunError(f"{what} {shown}: {parent} is a file, not a folder")
-            break
     try:
+        if path.exists() and not path.is_dir():
+            raise MtrunError(f"{what} {shown}: a file is there, not a folder; name a folder "
+                             "(it is made when missing)")
+        for parent in path.parents:
+            if parent.exists():
+                if not parent.is_dir():
+                    raise MtrunError(f"{what} {shown}: {parent} is a file, not a folder")
+                break
         path.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
+    except OSError as exc:   # a name too long, a path through a file, no permission
         raise MtrunError(f"{what} {shown}: cannot be made: {_why(exc)}") from None
     # a folder we may not write into (read-only mount, another user's folder)
     try:

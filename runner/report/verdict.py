@@ -7,7 +7,7 @@ results.json gives the same verdict as the run that wrote it. In order of preced
 ``error`` (exit 6)
     The system under test could not answer: more sources than ``report.fail_on.max_source_errors``
     (default 0: any) or a share of follow-up cases above ``report.fail_on.max_error_rate`` (default
-    5 %). Violation rates over what was answered mean little then, so this comes before them.
+    5 %), or, whatever the limits, no case was judged because of errors. Violation rates over what was answered mean little then, so this comes before them.
 ``nothing`` (exit 5)
     No test case was made (no transformation applied) and no attack ran.
 ``fail`` (exit 1)
@@ -61,6 +61,7 @@ def system_errors(results: dict[str, Any]) -> dict[str, Any]:
     of its errors are follow-ups the system could not answer."""
     rows = results.get("summary") or []
     fail_on = fail_on_of(results)
+    o = results["overall"]
     source_errors = max([max(r["cases"] - r["follow_ups"], 0) for r in rows] or [0])
     follow_up_cases = sum(r["follow_ups"] for r in rows)
     follow_up_errors = sum(max(r["error"] - max(r["cases"] - r["follow_ups"], 0), 0)
@@ -77,6 +78,10 @@ def system_errors(results: dict[str, Any]) -> dict[str, Any]:
         reasons.append(f"the system could not answer {follow_up_errors} of {follow_up_cases} "
                        f"follow-up case(s) ({rate:.1%}; allowed: {max_rate:.1%}, "
                        "report.fail_on.max_error_rate)")
+    if not reasons and o.get("error") and not o.get("pass") and not o.get("fail"):
+        # whatever the limits: a run in which the system answered nothing judged nothing
+        reasons.append(f"the system could not answer any question: {o['error']} test case(s), "
+                       "none judged")
     return {"sources": source_errors, "follow_ups": follow_up_errors,
             "follow_up_cases": follow_up_cases, "follow_up_rate": rate,
             "max_source_errors": max_sources, "max_error_rate": max_rate, "reasons": reasons}
