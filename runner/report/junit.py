@@ -139,6 +139,10 @@ def build_junit(results: dict[str, Any], cases: CaseSource) -> ET.Element:
                             f"violations {row['fail']}, skip {row['skip']}, error {row['error']}, "
                             f"rate {'–' if rate is None else f'{rate:.1%}'}, limit {limit} "
                             f"({rs['why']})")
+        shown = examples.get((t, rel), [])
+        if shown and rs["status"] != "fail":   # violations not failed on: still shown
+            out.text += xml_text(f"\n\nFirst {len(shown)} of {row['fail']} violations:\n\n"
+                                 + "\n\n".join(describe_example(c, task) for c in shown) + "\n")
     # One test case per threshold of report.fail_on (overall, relations, groups); the attacks'
     # have their own below.
     for group, counts in sorted((results.get("groups") or {}).items()):
