@@ -338,6 +338,8 @@ def _run(args: argparse.Namespace) -> int:
         engine.status = f"failed: {type(crash).__name__}: {crash}"
 
     results = engine.results()
+    if crash is not None:   # the verdict of every output: the code this run exits with
+        results["run"]["exit_code"] = int(getattr(crash, "exit_code", ExitCode.INTERNAL_ERROR))
     formats = suite.config["report"]["formats"]
     cases: Any = out_dir / CASES_FILE
     if triage is not None:
@@ -384,6 +386,8 @@ def _exit_with_verdict(results: dict) -> int:
     from runner.report.verdict import verdict
 
     v = results.get("verdict") or verdict(results)
+    if v["status"] in ("interrupted", "failed"):   # said by the run already
+        return v["exit_code"]
     if v["status"] == "nothing":
         print(f"mtrun: {v['reasons'][0]}", file=sys.stderr)
         return v["exit_code"]

@@ -446,3 +446,24 @@ def test_a_suite_name_too_long_for_a_folder(folder, capsys):
 def test_every_shipped_suite_validates():
     """The shipped suites and their corpora (ids unique, every line readable)."""
     assert main(["validate", *sorted(str(p) for p in (ROOT / "suites").glob("*.yaml"))]) == 0
+
+
+@pytest.mark.parametrize("status, extra, code, label", [
+    ("interrupted", {}, ExitCode.INTERRUPTED, "INTERRUPTED"),
+    ("failed: ClusterLost: execution: the Ray cluster has no live node", {"exit_code": 3},
+     ExitCode.INTERNAL_ERROR, "RUN FAILED"),
+])
+def test_a_run_that_did_not_finish_says_so_everywhere(tmp_path, status, extra, code, label):
+    """Partial results are shown, not judged: the outputs carry the code the run exited with."""
+    from synthetic import synthetic_run
+
+    results, cases = synthetic_run(30, 5)
+    results["run"].update(status=status, **extra)
+    (tmp_path / "results.json").write_text(json.dumps(dict(results, cases=cases)),
+                                           encoding="utf-8")
+    assert main(["report", str(tmp_path / "results.json"), "-o", str(tmp_path / "out"),
+                 "-q"]) == code
+    o = outputs(tmp_path / "out")
+    assert o["html_label"] == o["junit_label"] == label
+    assert o["html_code"] == o["junit_code"] == code
+    assert o["md_heading"].endswith(label)

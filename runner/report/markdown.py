@@ -20,7 +20,8 @@ from runner.report.triage import is_false_alarm
 from runner.report.writers import CaseSource, cases_of
 
 EXAMPLES = 5
-MARKS = {"error": "⛔", "nothing": "⚪", "fail": "❌", "pass": "✅", "no_threshold": "⚪"}
+MARKS = {"interrupted": "⏸️", "failed": "⛔", "error": "⛔", "nothing": "⚪", "fail": "❌",
+         "pass": "✅", "no_threshold": "⚪"}
 # a row's result: a covering threshold failed / all held / none covers it / nothing judged
 ROW_MARKS = {"fail": "❌", "pass": "✅", "none": "no threshold", "unjudged": "–"}
 _HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;", "@": "&#64;"}

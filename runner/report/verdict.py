@@ -1,9 +1,11 @@
 """The run's verdict: the one decision that the exit code, the HTML badge, junit.xml, summary.md and
 the console all show.
 
-A verdict is read from the results alone (counts, the filled suite), so ``mtrun report`` on a saved
+A verdict is read from the results alone (counts, the filled suite, the run's status), so ``mtrun report`` on a saved
 results.json gives the same verdict as the run that wrote it. In order of precedence:
 
+``interrupted`` (exit 2), ``failed`` (exit 3, or the exit code of the error that stopped it)
+    The run did not finish; its partial results are shown, not judged.
 ``error`` (exit 6)
     The system under test could not answer: more sources than ``report.fail_on.max_source_errors``
     (default 0: any) or a share of follow-up cases above ``report.fail_on.max_error_rate`` (default
@@ -33,9 +35,11 @@ from runner.report.thresholds import evaluate_thresholds
 DEFAULT_MAX_ERROR_RATE = 0.05
 DEFAULT_MAX_SOURCE_ERRORS = 0
 
-LABELS = {"error": "ERROR", "nothing": "NOTHING TESTED", "fail": "FAIL", "pass": "PASS",
+LABELS = {"interrupted": "INTERRUPTED", "failed": "RUN FAILED", "error": "ERROR",
+          "nothing": "NOTHING TESTED", "fail": "FAIL", "pass": "PASS",
           "no_threshold": "NO THRESHOLD SET"}
-EXIT_CODES = {"error": ExitCode.SYSTEM_ERRORS, "nothing": ExitCode.NOTHING_TO_TEST,
+EXIT_CODES = {"interrupted": ExitCode.INTERRUPTED, "failed": ExitCode.INTERNAL_ERROR,
+              "error": ExitCode.SYSTEM_ERRORS, "nothing": ExitCode.NOTHING_TO_TEST,
               "fail": ExitCode.VIOLATIONS, "pass": ExitCode.OK, "no_threshold": ExitCode.OK}
 NO_THRESHOLD_TEXT = ("no threshold set (report.fail_on): violations are reported, not judged; "
                      "exit 0")
@@ -104,7 +108,19 @@ def verdict(results: dict[str, Any]) -> dict[str, Any]:
     """The run's verdict (see the module's docstring), JSON-ready."""
     errors = system_errors(results)
     th = checks_of(results)
-    if errors["reasons"]:
+    run = results.get("run") or {}
+    run_status = str(run.get("status") or "completed")
+    done = f"{run.get('sources_done', 0)} of {run.get('sources_total') or '?'} source(s)"
+    code: int | None = None
+    if run_status == "interrupted":
+        # stopped by Ctrl-C or SIGTERM: what was decided is shown, and judged by no one
+        status, reasons = "interrupted", [f"interrupted after {done}; the partial results are "
+                                          "written and `--resume` continues the run"]
+    elif run_status.startswith("failed"):
+        status, reasons = "failed", [f"the run stopped after {done}: "
+                                     f"{run_status.partition(':')[2].strip() or run_status}"]
+        code = int(run.get("exit_code") or ExitCode.INTERNAL_ERROR)
+    elif errors["reasons"]:
         status, reasons = "error", list(errors["reasons"])
     elif nothing_tested(results):
         status, reasons = "nothing", ["nothing to test: no transformation applied to any source "
@@ -115,14 +131,16 @@ def verdict(results: dict[str, Any]) -> dict[str, Any]:
         status, reasons = "pass", []
     else:
         status, reasons = "no_threshold", []
-    code = EXIT_CODES[status]
-    headline = {"error": "the system under test could not answer",
+    code = int(EXIT_CODES[status]) if code is None else code
+    headline = {"interrupted": "the run was interrupted",
+                "failed": "the run could not finish",
+                "error": "the system under test could not answer",
                 "nothing": "nothing to test",
                 "fail": "violations above the suite's thresholds",
                 "pass": "every threshold kept",
                 "no_threshold": "violations are reported, not judged; report.fail_on "
                                 "sets thresholds"}[status]
-    return {"status": status, "label": LABELS[status], "exit_code": int(code),
+    return {"status": status, "label": LABELS[status], "exit_code": code,
             "headline": f"{LABELS[status]}: {headline} (exit {int(code)})",
             "reasons": reasons, "errors": {k: v for k, v in errors.items() if k != "reasons"},
             "checks": th["checks"]}
