@@ -57,7 +57,12 @@ def build_junit(results: dict[str, Any], cases: CaseSource) -> ET.Element:
     task = task_of_results(results)
     v = verdict_of(results)
     examples: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    error_reasons: list[str] = []    # the first distinct reasons the system could not answer
     for case in cases_of(cases):
+        if case["verdict"]["outcome"] == "error":
+            reason = visible_text(case["verdict"].get("reason", ""))
+            if reason not in error_reasons and len(error_reasons) < EXAMPLES_PER_CASE:
+                error_reasons.append(reason)
         if case["verdict"]["outcome"] == "fail" and not is_false_alarm(case):
             bucket = examples.setdefault((case["transformation"], case["relation"]), [])
             if len(bucket) < EXAMPLES_PER_CASE:
@@ -107,7 +112,8 @@ def build_junit(results: dict[str, Any], cases: CaseSource) -> ET.Element:
             n_error += 1
             ET.SubElement(tc, "error", message=xml_text("; ".join(v["reasons"])),
                           type="SystemUnderTestError").text = xml_text(
-                v["headline"] + "\n" + "\n".join(v["reasons"]) + "\n" + summary + "\n")
+                v["headline"] + "\n" + "\n".join(v["reasons"]) + "\n" + summary + "\n"
+                + "".join(f"\n{reason}" for reason in error_reasons) + "\n")
         ET.SubElement(tc, "system-out").text = xml_text(summary)
     # One test case per transformation × relation: failed when a threshold covering it failed
     # and its rate is above that threshold's limit (runner/report/verdict.py).

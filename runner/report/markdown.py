@@ -114,12 +114,22 @@ def render_markdown(results: dict[str, Any], cases: CaseSource,
         for c in checks:
             lines.append(f"| {md_text(c['scope'])} | {_pct(c['rate'])} | {_pct(c['max'])} | "
                          f"{'✅ pass' if c['passed'] else '❌ fail'} |")
-    examples = []
+    examples, error_reasons = [], []
     for case in cases_of(cases):
-        if case["verdict"]["outcome"] == "fail" and not is_false_alarm(case):
+        if case["verdict"]["outcome"] == "error" and len(error_reasons) < EXAMPLES:
+            reason = case["verdict"].get("reason", "")
+            if reason not in error_reasons:
+                error_reasons.append(reason)
+        if case["verdict"]["outcome"] == "fail" and not is_false_alarm(case) \
+                and len(examples) < EXAMPLES:
             examples.append(case)
-            if len(examples) >= EXAMPLES:
-                break
+        if len(examples) >= EXAMPLES and (len(error_reasons) >= EXAMPLES or not o.get("error")):
+            break
+    if error_reasons:
+        lines += ["", f"<details><summary>Why the system could not answer (first "
+                      f"{len(error_reasons)} reason(s))</summary>", ""]
+        lines += [f"- {md_text(reason)}" for reason in error_reasons]
+        lines += ["", "</details>"]
     if examples:
         lines += ["", f"<details><summary>First {len(examples)} of {o['fail']} violations</summary>",
                   ""]
