@@ -182,7 +182,7 @@ def _validate(args: argparse.Namespace) -> int:
         print(f"{path}: ok — {suite.name}: {suite.config['sut']['type']} system, "
               f"{len(suite.config['transformations'])} transformation(s), "
               f"{len(suite.config['relations'])} relation(s), {sources} source(s) in the corpus")
-        for n in suite_needs(suite.config):
+        for n in suite_needs(suite.config, suite.task):
             if not n.available:
                 print(f"mtrun: warning: {path}: {n.role} {n.name} ({n.component}) is not "
                       f"available here: a run would exit 4 ({n.where})", file=sys.stderr)
@@ -218,7 +218,7 @@ def _models(args: argparse.Namespace) -> int:
     missing = False
     for path, suite in _each_suite(paths, failed):
         print(f"{path} ({suite.name}):")
-        for n in suite_needs(suite.config):
+        for n in suite_needs(suite.config, suite.task):
             mark = "ok     " if n.available else "MISSING"
             print(f"  {mark} {n.role:<10} {n.name:<42} {n.component}\n          {n.where}")
             missing = missing or not n.available
@@ -288,7 +288,7 @@ def _run(args: argparse.Namespace) -> int:
         print(dry_run(suite, use_cache=not args.no_cache)[0])
         return ExitCode.OK
 
-    from runner.engine import CASES_FILE
+    from runner.checkpoint import CASES_FILE
     from runner.execution import make_engine
     from runner.report.outputs import write_outputs
     from runner.report.writers import console_summary

@@ -149,7 +149,7 @@ def test_shipped_robustness_suite_is_valid_and_offline(capsys):
 
 def _results(rates):
     """A results dict (no run) with one row per (transformation, group, fail, pass)."""
-    from runner.engine import group_counts
+    from runner.tally import group_counts
 
     summary = []
     for t, group, fail, ok in rates:

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from runner.cli import main
-from runner.engine import group_counts
+from runner.tally import group_counts
 from runner.errors import ExitCode
 from runner.report.thresholds import evaluate_thresholds
 
@@ -479,7 +479,7 @@ def _shipped_runnable() -> list:
     out = []
     for path in sorted((ROOT / "suites").glob("*.yaml")):
         suite = load_suite(path)
-        missing = [n.name for n in suite_needs(suite.config) if not n.available]
+        missing = [n.name for n in suite_needs(suite.config, suite.task) if not n.available]
         why = ("a remote service" if suite.config["sut"]["type"] in REMOTE
                else f"missing here: {', '.join(missing)}" if missing else None)
         out.append(pytest.param(path, marks=pytest.mark.skip(reason=why) if why else (),

@@ -32,6 +32,7 @@ from types import SimpleNamespace
 from typing import Any, Iterator
 
 from runner.engine import Engine
+from runner.steps import Decided, Tally
 from runner.errors import ModelNotAvailable, MtrunError
 from runner.execution.liveness import POLL_S, ClusterLost, Watch, start_timeout
 from runner.execution.worker import (BatchWorker, Gateway, _ray_get, add_stats, forwarded_env,
@@ -278,7 +279,7 @@ class RayEngine(Engine):
         deaths = f", {self.worker_deaths} restarted" if self.worker_deaths else ""
         return f"ray: {alive} worker(s){deaths}{rate}"
 
-    def _execute(self, batches: Iterator[list[Any]]) -> Iterator[tuple[list[Any], tuple]]:
+    def _execute(self, batches: Iterator[list[Any]]) -> Iterator[Decided]:
         import ray
 
         pool = self._pool
@@ -345,7 +346,6 @@ class RayEngine(Engine):
             if next_record in done:
                 k = next_record
                 (cases, counts, per_t, funnel, stats) = done.pop(k)
-                self._batch_funnel = funnel
                 # the analyzer's state as the local engine leaves it before the checkpoint
                 if stats is not None:
                     self.analyzer.pending = stats
@@ -357,7 +357,7 @@ class RayEngine(Engine):
                 owner.pop(k)
                 pool_state.pop(k, None)
                 next_record += 1
-                yield batch, (cases, counts, per_t)
+                yield Decided(batch, cases, Tally(counts, per_t), funnel, {})
                 self._rate.append((time.time(), self.sources_done))
                 continue
             if not refs:

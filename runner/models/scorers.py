@@ -19,6 +19,7 @@ import math
 import re
 from typing import Any, Sequence
 
+from runner.models.loading import FALLBACKS
 from runner.models.mlm import MaskedLM, _order_by_length
 
 
@@ -81,8 +82,6 @@ class PLLScorer:
         return self.mlm.forward_passes
 
     def describe(self) -> dict[str, Any]:
-        from runner.models.runtime import FALLBACKS
-
         d = {**self.mlm.describe(), "role": self.role,
              "backend": f"pll:{self.mlm.model_class}"}
         why = FALLBACKS.get(("pll", self.name))

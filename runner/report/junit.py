@@ -50,7 +50,6 @@ def describe_example(case: dict[str, Any], task: Any = None) -> str:
 
 
 def build_junit(results: dict[str, Any], cases: CaseSource) -> ET.Element:
-    from runner.report.attacks import attack_rows
     from runner.report.verdict import row_status, verdict_of
     from runner.tasks import task_of_results
 
@@ -183,37 +182,9 @@ def build_junit(results: dict[str, Any], cases: CaseSource) -> ET.Element:
             ET.SubElement(tc, "failure", message=xml_text(summary),
                           type="MetamorphicRelationViolation").text = xml_text(summary)
         ET.SubElement(tc, "system-out").text = xml_text(summary)
-    fail_on = results["suite"]["filled"]["report"].get("fail_on", {}) or {}
-    records = (results.get("attacks") or {}).get("records") or []
-    for row in [r for r in attack_rows(results) if r["type"] == "all"]:
-        # One test case per attack, held to report.fail_on.max_attack_success_rate if set
-        name = row["attack"]
-        limit = fail_on.get("max_attack_success_rate")
-        tc = testcase("attacks", name)
-        rate = row["success_rate"]
-        why = ("report.fail_on.max_attack_success_rate" if limit is not None
-               else "no threshold set")
-        if rate is None:
-            skipped(tc, "no entity attacked")
-        elif limit is None:
-            skipped(tc, f"no threshold set (report.fail_on.max_attack_success_rate): success rate "
-                        f"{rate:.1%} reported, not judged")
-        elif rate > float(limit):
-            n_fail += 1
-            message = (f"attack {name}: success rate {rate:.1%} ({row['success']} of "
-                       f"{row['attacked']} entities) exceeds {float(limit):.1%} ({why})")
-            failure = ET.SubElement(tc, "failure", message=xml_text(message),
-                                    type="AdversarialAttackSuccess")
-            shown = [r for r in records if r["attack"] == name
-                     and r["outcome"] == "success"][:EXAMPLES_PER_CASE]
-            failure.text = xml_text(message + "\n\n" + "\n\n".join(
-                f"{r['id']}\n  original:    {r['text']}\n  adversarial: {r['adversarial']}\n"
-                f"  {r['entity']['text']!r}: {' '.join(r['labels_before'])} → "
-                f"{' '.join(r['labels_after'])}" for r in shown) + "\n")
-        out = ET.SubElement(tc, "system-out")
-        out.text = xml_text(f"attacked {row['attacked']}, success {row['success']}, partial "
-                            f"{row['partial']}, queries per entity {row['queries_per_entity']}, "
-                            f"limit {'none' if limit is None else f'{float(limit):.1%}'} ({why})")
+    # the task's own test cases (NER: one per attack)
+    added = task.junit_cases(results, suite, suite_name)
+    n_tests, n_fail, n_skip = n_tests + added[0], n_fail + added[1], n_skip + added[2]
     ET.SubElement(suite, "system-out").text = xml_text(
         "\n".join([v["headline"], *v["reasons"]]) + "\n")
     for el in (root, suite):

@@ -92,22 +92,9 @@ def render_markdown(results: dict[str, Any], cases: CaseSource,
         for group, g in groups.items():
             lines.append(f"| {md_text(group)} | {md_text(', '.join(g['transformations']))} | "
                          f"{g['pass'] + g['fail']} | {g['fail']} | {_pct(g['violation_rate'])} |")
-    from runner.report.attacks import attack_rows, importance_used
+    from runner.tasks import task_of_results
 
-    rows = [r for r in attack_rows(results) if r["type"] == "all"]
-    if rows:
-        lines += ["", "| attack | entities | success | partial | words perturbed | "
-                      "median similarity | queries per entity | limit | result |",
-                  "|---|--:|--:|--:|--:|--:|--:|--:|---|"]
-        for r in rows:
-            result = {"pass": "✅", "fail": "❌", "none": "no threshold"}.get(r["status"], "–")
-            wp = "–" if r["words_perturbed_pct"] is None else f"{r['words_perturbed_pct']}%"
-            ms = "–" if r["median_similarity"] is None else r["median_similarity"]
-            lines.append(f"| {md_text(r['attack'])} | {r['attacked']} | {_pct(r['success_rate'])} "
-                         f"| {_pct(r['partial_rate'])} | {wp} | {ms} | "
-                         f"{r['queries_per_entity']} | {_pct(r['limit'])} | {result} |")
-        for name, text in importance_used(results):
-            lines.append(f"\n{md_text(name)} word importance: {md_text(text)}")
+    lines += task_of_results(results).markdown_lines(results)
     checks = th.get("checks", [])
     if checks:
         lines += ["", "| threshold | rate | max | result |", "|---|--:|--:|---|"]

@@ -193,7 +193,7 @@ class Triage:
                                  for k, v in results["categories"].items()}
         from runner.report.thresholds import evaluate_thresholds
 
-        from runner.engine import group_counts
+        from runner.tally import group_counts
 
         if results.get("groups") is not None:   # a group's rate loses its false alarms too
             out["groups"] = group_counts(out["summary"])
