@@ -34,7 +34,7 @@ from typing import Any, Iterator
 from runner.engine import Engine
 from runner.steps import Decided, Tally
 from runner.errors import ModelNotAvailable, MtrunError
-from runner.execution.liveness import POLL_S, ClusterLost, Watch, start_timeout
+from runner.execution.liveness import POLL_S, ClusterLost, Watch, capacity, start_timeout
 from runner.execution.worker import (BatchWorker, Gateway, _ray_get, add_stats, forwarded_env,
                                      sut_is_remote, unwrap)
 
@@ -416,7 +416,8 @@ class RayEngine(Engine):
         self.workers = [None] * len(self.workers)
         if self.gateway is not None:
             try:
-                ray.get(self.gateway.close.remote(), timeout=30)
+                if capacity(ray, 0, 0):     # no live node: nothing to close, no wait
+                    ray.get(self.gateway.close.remote(), timeout=30)
             except Exception:  # noqa: BLE001 — closing the cache file is best effort
                 pass
             ray.kill(self.gateway)
