@@ -191,6 +191,7 @@ def relation_checks(results: dict[str, Any]) -> list[dict[str, Any]]:
 
 def write_html(results: dict[str, Any], cases: "CaseSource", out_path: Path) -> Path:
     from runner.report.charts import charts
+    from runner.report.verdict import verdict_of
     from runner.tasks import task_of_results
 
     task = task_of_results(results)
@@ -234,7 +235,7 @@ def write_html(results: dict[str, Any], cases: "CaseSource", out_path: Path) -> 
         false_alarms=false_alarms, triage_rows=triage_rows, **task.report_context(results, limit),
         r=results, violations=violations, n_violations=n_violations, shown_limit=limit,
         labels=sorted(labels), checks=relation_checks(results), charts=charts(results, task),
-        task=task,
+        task=task, verdict=verdict_of(results),
         index=index, filters={"transformation": transformations, "relation": relations,
                               "category": sorted(categories), "type": sorted(labels)},
         errors=errors)

@@ -130,7 +130,7 @@ def markdown_lines(results: dict[str, Any]) -> list[str]:
                       "median similarity | queries per entity | limit | result |",
                   "|---|--:|--:|--:|--:|--:|--:|--:|---|"]
         for r in rows:
-            result = {"pass": "✅", "fail": "❌"}.get(r["status"], "–")
+            result = {"pass": "✅", "fail": "❌", "none": "no threshold"}.get(r["status"], "–")
             wp = "–" if r["words_perturbed_pct"] is None else f"{r['words_perturbed_pct']}%"
             ms = "–" if r["median_similarity"] is None else r["median_similarity"]
             lines.append(f"| {md_text(r['attack'])} | {r['attacked']} | {_pct(r['success_rate'])} "
@@ -142,8 +142,10 @@ def markdown_lines(results: dict[str, Any]) -> list[str]:
 
 
 def junit_cases(results: dict[str, Any], suite: Any, suite_name: str) -> tuple[int, int, int]:
-    """One JUnit test case per attack; like a relation without a threshold, any success fails
-    it. Returns the tests, failures and skipped added."""
+    """One JUnit test case per attack, failed when its success rate exceeds
+    ``report.fail_on.max_attack_success_rate``; without that threshold it is skipped (reported,
+    not judged: the run's verdict, runner/report/verdict.py). Returns the tests, failures and
+    skipped added."""
     import xml.etree.ElementTree as ET
 
     from runner.report.junit import EXAMPLES_PER_CASE, xml_text
@@ -152,19 +154,20 @@ def junit_cases(results: dict[str, Any], suite: Any, suite_name: str) -> tuple[i
     fail_on = results["suite"]["filled"]["report"].get("fail_on", {}) or {}
     records = (results.get("attacks") or {}).get("records") or []
     for row in [r for r in attack_rows(results) if r["type"] == "all"]:
-        # One test case per attack; like a relation without a threshold, any success fails it.
         n_tests += 1
         name = row["attack"]
-        limit = fail_on.get("max_attack_success_rate")
-        why = "report.fail_on.max_attack_success_rate" if limit is not None else \
-            "no threshold: any successful attack fails"
-        limit = 0.0 if limit is None else float(limit)
+        threshold = fail_on.get("max_attack_success_rate")
+        why = "report.fail_on.max_attack_success_rate" if threshold is not None else \
+            "no threshold set"
+        limit = 1.0 if threshold is None else float(threshold)
         tc = ET.SubElement(suite, "testcase", classname=xml_text(f"{suite_name}.attacks"),
                            name=xml_text(name), time="0.000")
         rate = row["success_rate"]
-        if rate is None:
+        if rate is None or threshold is None:
             n_skip += 1
-            ET.SubElement(tc, "skipped", message="no entity attacked")
+            ET.SubElement(tc, "skipped", message="no entity attacked" if rate is None else
+                          xml_text(f"no threshold set (report.fail_on.max_attack_success_rate): "
+                                   f"success rate {rate:.1%} reported, not judged"))
         elif rate > limit:
             n_fail += 1
             message = (f"attack {name}: success rate {rate:.1%} ({row['success']} of "
@@ -180,7 +183,7 @@ def junit_cases(results: dict[str, Any], suite: Any, suite_name: str) -> tuple[i
         out = ET.SubElement(tc, "system-out")
         out.text = xml_text(f"attacked {row['attacked']}, success {row['success']}, partial "
                             f"{row['partial']}, queries per entity {row['queries_per_entity']}, "
-                            f"limit {limit:.1%} ({why})")
+                            f"limit {'none' if threshold is None else f'{limit:.1%}'} ({why})")
     return n_tests, n_fail, n_skip
 
 
