@@ -316,7 +316,7 @@ def test_inventory_lists_the_language_model(monkeypatch, gpt2_dir):
     from runner.suite import load_suite
 
     suite = load_suite("bench/ner_spacy_lm.yaml")
-    lms = [n for n in suite_needs(suite.config) if n.kind == "lm"]
+    lms = [n for n in suite_needs(suite.config, suite.task) if n.kind == "lm"]
     assert [(n.role, n.name) for n in lms] == [("lm", "smollm2")] * 2 + [("scorer", "smollm2")]
     monkeypatch.setattr(gguf, "smollm2_file", lambda: None)
     n = check(Need("x", "lm", "lm", "smollm2"))

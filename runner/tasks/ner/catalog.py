@@ -465,7 +465,7 @@ add_filters(FILTERS)
 
 # NER's own filter: its checks know entity shuffles and questions.
 FILTERS.add(
-    "parse_check", lazy("runner.filters.parse_check:ParseCheckFilter"),
+    "parse_check", lazy("runner.tasks.ner.checks.filter:ParseCheckFilter"),
     description="Offline syntactic check on every transformation: the follow-up's dependency "
                 "parse keeps the source's tags, labels and heads outside the edit, a replaced "
                 "region keeps its role, a replaced verb keeps a WordNet frame for its "
@@ -530,7 +530,7 @@ _ATTACK_COMMON = {
     "batch_size": _MODEL_BATCH, "fp16": _FP16,
 }
 ATTACKS.add(
-    "entity_context", lazy("runner.attacks.base:EntityContextAttack"),
+    "entity_context", lazy("runner.tasks.ner.attacks.base:EntityContextAttack"),
     description="Replace context words of an entity, most important first, by synonyms until "
                 "the entity is mislabelled (Breaking BERT §3.1.2).",
     params={
@@ -561,7 +561,7 @@ ATTACKS.add(
     },
 )
 ATTACKS.add(
-    "entity", lazy("runner.attacks.base:EntityAttack"),
+    "entity", lazy("runner.tasks.ner.attacks.base:EntityAttack"),
     description="Replace the entity by random entities of its type until one is mislabelled; "
                 "the most similar success is kept (Breaking BERT §3.1.3).",
     params={

@@ -149,7 +149,7 @@ class RETask(Task):
                 f"{_pair(f)}: {got} (expected {f.get('expected')})")
 
     def case_view(self, case: dict[str, Any]) -> dict[str, Any]:
-        from runner.report.writers import changed_ranges, segments
+        from runner.text.changes import changed_ranges, segments
 
         view = super().case_view(case)
         src_changed, tgt_changed = changed_ranges(case)
