@@ -46,7 +46,7 @@ def make(first: int, last: int) -> None:
 
 
 def score() -> None:
-    from runner.attacks.synonyms import Similarity
+    from runner.tasks.ner.attacks.synonyms import Similarity
     from runner.models import OFFLINE_ENCODER, get_encoder
 
     lines = (ROOT / "suites" / "data" / "news.txt").read_text(encoding="utf-8").splitlines()

@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from runner.filters.parse_check import ParseCheckFilter  # noqa: E402
+from runner.tasks.ner.checks.filter import ParseCheckFilter  # noqa: E402
 from runner.types import Edit, FollowUp, Replacement  # noqa: E402
 
 

@@ -23,8 +23,9 @@ USAGE = """mtrun SUITE.yaml [options]        run a suite (same as `mtrun run SUI
        mtrun diff OLD NEW [-o DIR]       compare two runs' results.json
        mtrun models [SUITE.yaml ...]     the models each suite would load, and if they are here"""
 
-EXIT_CODES = """exit codes: 0 within the suite's fail_on thresholds · 1 violations above them ·
-2 interrupted · 3 internal error · 4 usage or suite error · 5 nothing to test"""
+EXIT_CODES = """exit codes: 0 every threshold kept (or none set) · 1 violations above the thresholds ·
+2 interrupted · 3 internal error · 4 usage, suite, corpus or path error · 5 nothing to test ·
+6 the system under test could not answer (report.fail_on.max_error_rate, max_source_errors)"""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -61,7 +62,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--dry-run", action="store_true",
                      help="print how many calls and characters the run would send, send none")
 
-    val = sub.add_parser("validate", help="check suites without running them")
+    val = sub.add_parser("validate", help="check suites and their corpora without running them "
+                                          "(a missing model is a warning)")
     val.add_argument("suites", nargs="+")
     sub.add_parser("list", help="list the component types")
     mod = sub.add_parser("models", help="the models each suite would load and whether they are "
@@ -163,11 +165,27 @@ def _each_suite(paths: Sequence[str], failed: list[str]) -> Iterator[tuple[str, 
 
 
 def _validate(args: argparse.Namespace) -> int:
+    """Each suite, its whole corpus (read by the reader a run uses, so every corpus a run refuses
+    is refused here) and its models. A missing model is a warning, not an error: the suite and
+    corpus are right, and a check in CI often runs where the models are not installed; the run
+    (and ``mtrun models``) exit 4 for it."""
+    from runner.models.inventory import suite_needs
+
     failed: list[str] = []
     for path, suite in _each_suite(args.suites, failed):
+        try:
+            sources = suite.task.corpus(suite).count()
+        except MtrunError as exc:
+            _error(exc)
+            failed.append(path)
+            continue
         print(f"{path}: ok — {suite.name}: {suite.config['sut']['type']} system, "
               f"{len(suite.config['transformations'])} transformation(s), "
-              f"{len(suite.config['relations'])} relation(s)")
+              f"{len(suite.config['relations'])} relation(s), {sources} source(s) in the corpus")
+        for n in suite_needs(suite.config, suite.task):
+            if not n.available:
+                print(f"mtrun: warning: {path}: {n.role} {n.name} ({n.component}) is not "
+                      f"available here: a run would exit 4 ({n.where})", file=sys.stderr)
     return ExitCode.USAGE_ERROR if failed else ExitCode.OK
 
 
@@ -200,10 +218,17 @@ def _models(args: argparse.Namespace) -> int:
     missing = False
     for path, suite in _each_suite(paths, failed):
         print(f"{path} ({suite.name}):")
-        for n in suite_needs(suite.config):
+        for n in suite_needs(suite.config, suite.task):
             mark = "ok     " if n.available else "MISSING"
             print(f"  {mark} {n.role:<10} {n.name:<42} {n.component}\n          {n.where}")
             missing = missing or not n.available
+    if not args.suites:                    # the shared language model, whether a suite uses it
+        from runner.models.inventory import Need, check
+
+        n = check(Need("runner.models.lm", "lm", "lm", "smollm2"))
+        print(f"language-model layer (source: lm, scorer: lm):\n  "
+              f"{'ok     ' if n.available else 'missing'} {n.role:<10} {n.name:<42}\n"
+              f"          {n.where}")
     return ExitCode.USAGE_ERROR if failed or missing else ExitCode.OK
 
 
@@ -270,12 +295,16 @@ def _run(args: argparse.Namespace) -> int:
         print(dry_run(suite, use_cache=not args.no_cache)[0])
         return ExitCode.OK
 
-    from runner.engine import CASES_FILE
+    from runner.checkpoint import CASES_FILE
     from runner.execution import make_engine
     from runner.report.outputs import write_outputs
     from runner.report.writers import console_summary
 
-    out_dir = suite.report_dir(args.out)
+    from runner.report.paths import make_output_dir
+
+    # checked (and made) before any model loads: a path that cannot be a folder is exit 4 now
+    out_dir = make_output_dir(suite.report_dir(args.out),
+                              what="-o" if args.out else "report folder")
     show = not args.quiet
     progress = Progress(enabled=show and sys.stderr.isatty())
     from runner.report.display import visible_text
@@ -316,6 +345,8 @@ def _run(args: argparse.Namespace) -> int:
         engine.status = f"failed: {type(crash).__name__}: {crash}"
 
     results = engine.results()
+    if crash is not None:   # the verdict of every output: the code this run exits with
+        results["run"]["exit_code"] = int(getattr(crash, "exit_code", ExitCode.INTERNAL_ERROR))
     formats = suite.config["report"]["formats"]
     cases: Any = out_dir / CASES_FILE
     if triage is not None:
@@ -353,21 +384,25 @@ def _run(args: argparse.Namespace) -> int:
         print(f"mtrun: interrupted after {engine.sources_done} source(s); the partial results "
               "above are saved", file=sys.stderr)
         return ExitCode.INTERRUPTED
-    if results["overall"]["cases"] == 0 and not (results.get("attacks") or {}).get("records"):
-        print("mtrun: nothing to test: no transformation applied to any source sentence "
-              f"({engine.sources_done} read)", file=sys.stderr)
-        return ExitCode.NOTHING_TO_TEST
-    return _threshold_verdict(results)
+    return _exit_with_verdict(results)
 
 
-def _threshold_verdict(results: dict) -> int:
-    """Exit 1 with each reason printed when a rate is above the suite's fail_on, else 0."""
-    th = results["thresholds"]
-    if th["status"] == "fail":
-        for reason in th["reasons"]:
-            print(f"mtrun: FAIL: {reason}", file=sys.stderr)
-        return ExitCode.VIOLATIONS
-    return ExitCode.OK
+def _exit_with_verdict(results: dict) -> int:
+    """The exit code of the run's verdict (runner/report/verdict.py: the one every output shows),
+    with its headline and reasons on stderr."""
+    from runner.report.verdict import verdict
+
+    v = results.get("verdict") or verdict(results)
+    if v["status"] in ("interrupted", "failed"):   # said by the run already
+        return v["exit_code"]
+    if v["status"] == "nothing":
+        print(f"mtrun: {v['reasons'][0]}", file=sys.stderr)
+        return v["exit_code"]
+    print(f"mtrun: {v['headline']}", file=sys.stderr)
+    if v["status"] in ("error", "fail"):
+        for reason in v["reasons"]:
+            print(f"mtrun: {v['label']}: {reason}", file=sys.stderr)
+    return v["exit_code"]
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -376,7 +411,10 @@ def _report(args: argparse.Namespace) -> int:
 
     source = Path(args.results)
     results = load_results(source)
-    out_dir = Path(args.out) if args.out else source.parent
+    from runner.report.paths import make_output_dir
+
+    out_dir = make_output_dir(Path(args.out) if args.out else source.parent,
+                              what="-o" if args.out else "output folder")
     if args.formats:
         formats = [f.strip() for f in args.formats.split(",") if f.strip()]
         unknown = [f for f in formats if f not in FILES]
@@ -392,7 +430,7 @@ def _report(args: argparse.Namespace) -> int:
         print(console_summary(results))
         for path in written:
             print(f"wrote {path}")
-    return _threshold_verdict(results)
+    return _exit_with_verdict(results)
 
 
 def _diff(args: argparse.Namespace) -> int:
@@ -403,8 +441,10 @@ def _diff(args: argparse.Namespace) -> int:
     old["_path"], new["_path"] = args.old, args.new
     d = compare(old, new)
     print(console_diff(d, examples=max(args.examples, 0)))
-    out_dir = Path(args.out) if args.out else Path(args.new).parent
-    out_dir.mkdir(parents=True, exist_ok=True)
+    from runner.report.paths import make_output_dir
+
+    out_dir = make_output_dir(Path(args.out) if args.out else Path(args.new).parent,
+                              what="-o" if args.out else "output folder")
     print(f"wrote {write_diff_html(d, out_dir / 'diff.html')}")
     md = out_dir / "diff.md"
     md.write_text(markdown_diff(d, examples=max(args.examples, 0)), encoding="utf-8")

@@ -1,66 +1,40 @@
 """The run loop: corpus → source predictions → follow-ups → follow-up predictions → verdicts.
 
 The loop knows no task: what an input, a prediction, an expected answer and a verdict are comes
-from the suite's task (:class:`runner.tasks.base.Task`).
+from the suite's task (:class:`runner.tasks.base.Task`), and what runs after a batch's cases (NER:
+adversarial attacks) are the task's stages (:class:`runner.stages.BatchStage`).
 
-Sources are streamed in batches (``limits.batch_size``): each batch is predicted in one call, parsed
-in one ``nlp.pipe``, and all its follow-ups are predicted in one call. Test cases are appended to
-``cases.jsonl`` as they are decided and flushed per batch, so memory does not grow with the corpus
-and an interrupted or crashed run loses nothing already decided.
+Sources are streamed in batches (``limits.batch_size``). A batch goes through four steps, each
+handing the next a frozen record (:mod:`runner.steps`): *generate* (the system's answers for the
+sources, their parse, every transformation's follow-ups, the filters that use the shared
+pipelines), *filter* (the model-based filters, on a second thread while the next batch is
+generated), *ask* (the last filters, the per-source cap, the system's answers for the follow-ups)
+and *judge* (the relations' verdicts); then the task's analysis and the stages *decide* it, and
+:meth:`Engine.run` records it: its cases appended to ``cases.jsonl`` and flushed, so memory does
+not grow with the corpus and an interrupted or crashed run loses nothing already decided.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import platform
-import random
-import sys
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from itertools import islice
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
-from runner import __version__
+from runner.building import Loader, build_sut, open_cache
+from runner.checkpoint import CASES_FILE, PROGRESS_FILE, load_progress, resume_key
 from runner.models.loading import resolve_device
-from runner.suite import Suite
+from runner.seeding import case_rng
 from runner.sut.base import SUTFailure
-from runner.tasks.base import Corpus
+from runner.tally import (Counts, dump_counts, funnel_entry, merge_counts, merge_funnel,
+                          prepend_own_checks, restore_counts)
+from runner.tasks.base import Corpus, Suite
+from runner.steps import Asked, Decided, Filtered, Funnel, Generated, Judged, Made, Tally
 from runner.timing import Stages, process_age
 from runner.transforms.base import BatchItem
 from runner.types import FollowUp, Outcome, TestCase, Verdict
-
-CASES_FILE = "cases.jsonl"
-ATTACKS_FILE = "attacks.jsonl"  # one record per attacked entity (runner/attacks)
-PROGRESS_FILE = "progress.jsonl"  # one line per recorded batch: what --resume continues from
-RESULTS_VERSION = 1
-
-
-@dataclass
-class Counts:
-    sources: int = 0        # sources seen by the transformation
-    applicable: int = 0     # sources that gave at least one follow-up
-    follow_ups: int = 0
-    outcomes: dict[str, int] = field(default_factory=lambda: {o.value: 0 for o in Outcome})
-
-    def to_json(self, relation: str | None = None) -> dict[str, Any]:
-        judged = self.outcomes["pass"] + self.outcomes["fail"]
-        return {"sources": self.sources, "applicable_sources": self.applicable,
-                "follow_ups": self.follow_ups, "cases": sum(self.outcomes.values()),
-                **self.outcomes, "violations": self.outcomes["fail"],
-                "violation_rate": (self.outcomes["fail"] / judged) if judged else None}
-
-
-def case_rng(seed: int, *parts: str) -> random.Random:
-    """A generator for one (source, transformation), derived from the run's seed. Deriving it per
-    case, rather than drawing from one stream, keeps every follow-up identical whatever the batch
-    size, max_sources or order of transformations."""
-    digest = hashlib.sha256("\x1f".join((str(seed),) + parts).encode()).digest()
-    return random.Random(int.from_bytes(digest[:8], "big"))
-
 
 class Engine:
     def __init__(self, suite: Suite, out_dir: Path, *,
@@ -83,14 +57,15 @@ class Engine:
         self.total: int | None = None
         self.status = "not started"
         self.started = self.finished = time.time()
-        self.sut = self.parser = self.attacks = None
-        self._batch_attacks: list[dict[str, Any]] = []
+        self.sut = self.parser = None
+        self.transformations: list[Any] = []
         self.filters: list[Any] = []
-        self.funnel: dict[str, dict[str, Any]] = {}
-        self._batch_funnel: dict[str, dict[str, Any]] = {}
+        # The task's stages after each batch's cases (NER: attacks; runner/stages.py).
+        self.after_batch: list[Any] = []
+        self.funnel: Funnel = {}
         # Set by a signal handler: the run stops cleanly after the batch in progress.
         self.stop_requested = False
-        # Seconds per stage (results.json run.stages, `mtrun --timings`).
+        # Seconds per stage of the work (results.json run.stages, `mtrun --timings`).
         self.stages = Stages()
 
     # -- building --------------------------------------------------------------------------
@@ -166,17 +141,14 @@ class Engine:
             self.log(f"loading parser: {p['type']} {p['model']}")
             self.parser = Parser(p["model"], batch_size=p["batch_size"])
         self.analyzer = loader.defer(lambda: self.task.analyzer(cfg, self.sut, self.log))
-
-        # Adversarial attacks (runner/attacks): a stage of its own after the metamorphic cases.
-        self.attacks = None
-        if cfg.get("attacks"):
+        # The task's stages after the metamorphic cases, built once everything else is.
+        self.after_batch = self.task.stages(self.suite, self.sut, self.log)
+        if self.after_batch:
             loader.wait()
-            from runner.attacks.stage import AttackStage
-
-            self.attacks = AttackStage.from_config(cfg, self.sut, base_dir=self.suite.base_dir,
-                                                   log=self.log)
+            for stage in self.after_batch:
+                stage.build()
             self.device = resolve_device(cfg["device"])
-            if self.attacks.needs_parse and self.parser is None:
+            if any(s.needs_parse for s in self.after_batch) and self.parser is None:
                 p = cfg["parser"]
                 self.parser = Parser(p["model"], batch_size=p["batch_size"])
 
@@ -189,6 +161,9 @@ class Engine:
     def corpus(self) -> Corpus:
         return self.task.corpus(self.suite)
 
+    def resume_key(self) -> str:
+        return resume_key(self.cfg, self.suite.corpus_path)
+
     # -- running ---------------------------------------------------------------------------
     def run(self) -> dict[str, Any]:
         """Run to the end (or until interrupted: KeyboardInterrupt propagates after the partial
@@ -200,166 +175,137 @@ class Engine:
         if limits["max_sources"]:
             total = min(total, limits["max_sources"])
         self.total = total
-        resume_key = self.resume_key()
-        state = load_progress(self.out_dir, resume_key) if self.resume else None
+        key = self.resume_key()
+        state = load_progress(self.out_dir, key) if self.resume else None
         with self.stages("start-up: models"):
             self.build()
-        if self.attacks is not None:
-            self.attacks.prepare(lambda: iter(corpus), self.sut, limits["batch_size"])
+        for stage in self.after_batch:
+            stage.prepare(lambda: iter(corpus), self.sut, limits["batch_size"])
         self.out_dir.mkdir(parents=True, exist_ok=True)
         self.status = "running"
         cases_path = self.out_dir / CASES_FILE
         progress_path = self.out_dir / PROGRESS_FILE
-        attacks_path = self.out_dir / ATTACKS_FILE
+        stage_paths = {s.name: self.out_dir / s.records_file for s in self.after_batch}
         skip = 0
         if state is not None:
             # Continue after the last batch recorded whole; cases written after it (a batch cut
             # short by a kill) are cut off and that batch is run again.
             skip = self.sources_done = state["sources_done"]
-            _restore(self.counts, state["counts"])
-            _restore(self.per_transformation, state["per_transformation"])
-            _merge_funnel(self.funnel, state.get("funnel", {}))
+            restore_counts(self.counts, state["counts"])
+            restore_counts(self.per_transformation, state["per_transformation"])
+            merge_funnel(self.funnel, state.get("funnel", {}))
             self.sut.dropped_labels.update(state.get("dropped_labels", {}))
             self.resumed_at = state.get("resumed_at", []) + [skip]
-            with cases_path.open("ab") as handle:
-                handle.truncate(state["cases_bytes"])
-            with attacks_path.open("ab") as handle:
-                handle.truncate(state.get("attacks_bytes", 0))
-            with progress_path.open("ab") as handle:
-                handle.truncate(state["progress_bytes"])
+            for path, at in [(cases_path, state["cases_bytes"])] + [
+                    (p, state.get(f"{name}_bytes", 0)) for name, p in stage_paths.items()] + [
+                    (progress_path, state["progress_bytes"])]:
+                with path.open("ab") as handle:
+                    handle.truncate(at)
             self.analyzer.restore_from_progress(progress_path)
             mode = "r+b"
             self.log(f"resuming after {skip} source(s) already done")
         else:
             mode = "wb"
-            progress_path.write_text(json.dumps({"kind": "start", "key": resume_key}) + "\n",
+            progress_path.write_text(json.dumps({"kind": "start", "key": key}) + "\n",
                                      encoding="utf-8")
-        with cases_path.open(mode) as sink, progress_path.open("a", encoding="utf-8") as marks, \
-                attacks_path.open(mode) as attack_sink:
-            sink.seek(0, os.SEEK_END)
-            attack_sink.seek(0, os.SEEK_END)
-            if state is not None:
-                marks.write(json.dumps({"kind": "resume", "at": skip}) + "\n")
-            try:
+        sinks = {name: p.open(mode) for name, p in stage_paths.items()}
+        try:
+            with cases_path.open(mode) as sink, progress_path.open("a", encoding="utf-8") as marks:
+                for handle in [sink, *sinks.values()]:
+                    handle.seek(0, os.SEEK_END)
+                if state is not None:
+                    marks.write(json.dumps({"kind": "resume", "at": skip}) + "\n")
                 sources = islice(iter(corpus), skip, total)
-                batches = _batched(sources, limits["batch_size"])
                 # Start-up: from the process's start to the first batch (models built).
                 self.stages.add("start-up", process_age())
-                for batch, (cases, counts, per_transformation) in self._execute(batches):
-                    # A batch is recorded whole: its cases in one write, then its counts.
-                    sink.write("".join(json.dumps(self.task.case_to_json(c), ensure_ascii=False)
-                                       + "\n" for c in cases).encode("utf-8"))
-                    sink.flush()
-                    os.fsync(sink.fileno())
-                    # The batch's attack records, likewise, before its progress mark.
-                    attack_sink.write("".join(json.dumps(r, ensure_ascii=False) + "\n"
-                                              for r in self._batch_attacks).encode("utf-8"))
-                    attack_sink.flush()
-                    os.fsync(attack_sink.fileno())
-                    _merge(self.counts, counts)
-                    _merge(self.per_transformation, per_transformation)
-                    _merge_funnel(self.funnel, self._batch_funnel)
-                    self.sources_done += len(batch)
-                    marks.write(json.dumps({
-                        "kind": "batch", "sources_done": self.sources_done,
-                        "cases_bytes": sink.tell(), "attacks_bytes": attack_sink.tell(),
-                        "counts": _dump(self.counts),
-                        "per_transformation": _dump(self.per_transformation),
-                        "funnel": self.funnel,
-                        "dropped_labels": dict(self.sut.dropped_labels),
-                        "analysis": self.analyzer.checkpoint()}) + "\n")
-                    marks.flush()
-                    os.fsync(marks.fileno())
+                for decided in self._execute(_batched(sources, limits["batch_size"])):
+                    self._record(decided, sink, sinks, marks)
                     self.progress(self.sources_done, total)
                     if self.stop_requested:
                         raise KeyboardInterrupt
                 self.status = "completed"
-            except KeyboardInterrupt:
-                self.status = "interrupted"
-                raise
-            finally:
-                self.finished = time.time()
+        except KeyboardInterrupt:
+            self.status = "interrupted"
+            raise
+        finally:
+            for handle in sinks.values():
+                handle.close()
+            self.finished = time.time()
         return self.results()
 
-    def _execute(self, batches: Iterator[list[Any]]
-                 ) -> Iterator[tuple[list[Any], tuple[list[TestCase], dict, dict]]]:
-        """Each batch with its cases and counts, in corpus order; the recording loop in
-        :meth:`run` writes them. Another execution engine (``runner.execution``) overrides this
-        (and :meth:`build`): it must leave ``self._batch_funnel`` and the analyzer's batch state
-        as :meth:`_run_batch` would before yielding a batch."""
+    def _record(self, decided: Decided, sink: Any, sinks: dict[str, Any], marks: Any) -> None:
+        """A batch is recorded whole: its cases in one write, each stage's records, then its
+        counts in a progress mark."""
+        _append(sink, "".join(json.dumps(self.task.case_to_json(c), ensure_ascii=False) + "\n"
+                              for c in decided.cases))
+        for name, handle in sinks.items():
+            _append(handle, "".join(json.dumps(r, ensure_ascii=False) + "\n"
+                                    for r in decided.stage_records.get(name, [])))
+        merge_counts(self.counts, decided.tally.counts)
+        merge_counts(self.per_transformation, decided.tally.per_transformation)
+        merge_funnel(self.funnel, decided.funnel)
+        self.sources_done += len(decided.batch)
+        marks.write(json.dumps({
+            "kind": "batch", "sources_done": self.sources_done, "cases_bytes": sink.tell(),
+            **{f"{name}_bytes": handle.tell() for name, handle in sinks.items()},
+            "counts": dump_counts(self.counts),
+            "per_transformation": dump_counts(self.per_transformation),
+            "funnel": self.funnel,
+            "dropped_labels": dict(self.sut.dropped_labels),
+            "analysis": self.analyzer.checkpoint()}) + "\n")
+        marks.flush()
+        os.fsync(marks.fileno())
+
+    def _execute(self, batches: Iterator[list[Any]]) -> Iterator[Decided]:
+        """Each batch decided, in corpus order; :meth:`run` records them. Another execution
+        engine (``runner.execution``) overrides this (and :meth:`build`)."""
         a, b = self._split()
-        if self.attacks is not None or a == b:
+        if self.after_batch or a == b:
             for batch in batches:
-                yield batch, self._run_batch(batch)
+                yield self._decide(batch, self.judge_batch(batch))
             return
-        # Two stages in step: while the model-based filters judge batch k on a second thread,
-        # this thread reads, runs through the system and transforms batch k+1 (the spaCy work),
-        # then finishes batch k (system calls on its follow-ups, relations, analysis). Each
-        # batch's computations are those of the one-thread loop above, so are its results.
+        # Two steps in step: while the model-based filters judge batch k on a second thread,
+        # this thread generates batch k+1 (the spaCy work), then asks and judges batch k (system
+        # calls on its follow-ups, relations, analysis). Each batch's computations are those of
+        # the one-thread loop above, so are its results.
         from concurrent.futures import ThreadPoolExecutor
 
         ahead = ThreadPoolExecutor(1, thread_name_prefix="mtrun-filters")
-        pending: tuple[list[Any], dict[str, Any], Any] | None = None
+        pending: tuple[list[Any], Any] | None = None
         try:
             for batch in batches:
-                state = self._front(batch)
+                generated = self._generate(batch)
                 # Batch k+1's filters are queued before batch k is finished, so the model
                 # threads have work while this thread runs batch k's system calls and analysis
                 # (whose encoder passes queue behind them: the cores stay busy either way).
-                future = ahead.submit(self._middle, state)
+                future = ahead.submit(self._filter_on_thread, generated)
                 if pending is not None:
-                    yield pending[0], self._finish(pending)
-                pending = (batch, state, future)
+                    yield self._decide(pending[0], self._judge(self._ask(pending[1].result())))
+                pending = (batch, future)
             if pending is not None:
-                yield pending[0], self._finish(pending)
+                yield self._decide(pending[0], self._judge(self._ask(pending[1].result())))
         finally:
             ahead.shutdown(wait=False, cancel_futures=True)
 
-    def _finish(self, pending: tuple[list[Any], dict[str, Any], Any]
-                ) -> tuple[list[TestCase], dict, dict]:
-        batch, state, future = pending
-        future.result()
-        return self._after_judging(batch, self._back(state))
+    def judge_batch(self, batch: list[Any]) -> Judged:
+        """Everything of a batch that depends on the batch alone; the analyzer, which carries
+        state from batch to batch, runs after it (:meth:`_decide`)."""
+        return self._judge(self._ask(self._filter_on_thread(self._generate(batch))))
 
-    def resume_key(self) -> str:
-        """What must not change between a run and its --resume: the suite as filled (except where
-        the reports go, the source limit, the cache and how a remote system is called) and the
-        corpus's bytes."""
-        cfg = {k: v for k, v in self.cfg.items()
-               if k not in ("report", "cache", "description", "execution")}
-        cfg["limits"] = {k: v for k, v in cfg["limits"].items() if k != "max_sources"}
-        cfg["sut"] = {k: v for k, v in cfg["sut"].items() if k not in ("retry", "concurrency")}
-        digest = hashlib.sha256(json.dumps(cfg, sort_keys=True, default=str).encode())
-        with self.suite.corpus_path.open("rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-        return digest.hexdigest()
-
-    def _run_batch(self, batch: list[Any]) -> tuple[list[TestCase], dict, dict]:
-        return self._after_judging(batch, self._judge_batch(batch))
-
-    def _after_judging(self, batch: list[Any], judged: tuple[list[TestCase], dict, dict, list]
-                       ) -> tuple[list[TestCase], dict, dict]:
-        cases, counts, per_transformation, predictions = judged
-        # The task's analysis of the violations (NER: error categories, repair, gold metrics).
+    def _decide(self, batch: list[Any], judged: Judged) -> Decided:
+        """The task's analysis of the violations (NER: error categories, repair, gold metrics),
+        then the stages on the batch's sources (NER: attacks; the parse is the parser's cached
+        one)."""
         with self.stages("analysis (repair, categories)"):
-            self.analyzer.observe(batch, predictions)
-            cases = self.analyzer.process(cases)
-        # Adversarial attacks on the batch's entities (NER): a stage of their own, recorded in
-        # attacks.jsonl with the batch. The parse is the parser's cached one.
-        if self.attacks is not None:
-            with self.stages("attacks"):
+            self.analyzer.observe(batch, judged.predictions)
+            cases = self.analyzer.process(judged.cases)
+        records: dict[str, list[dict[str, Any]]] = {}
+        for stage in self.after_batch:
+            with self.stages(stage.name):
                 docs = (self.parser.parse_many([s.text for s in batch]) if self.parser
                         else [None] * len(batch))
-                self._batch_attacks = self.attacks.run_batch(batch, predictions, docs)
-        return cases, counts, per_transformation
-
-    def _judge_batch(self, batch: list[Any]) -> tuple[list[TestCase], dict, dict, list]:
-        """Everything of a batch that depends on the batch alone (sets ``self._batch_funnel``);
-        the analyzer, which carries state from batch to batch, runs after it."""
-        state = self._front(batch)
-        self._middle(state)
-        return self._back(state)
+                records[stage.name] = stage.run_batch(batch, judged.predictions, docs)
+        return Decided(batch, cases, judged.tally, judged.funnel, records)
 
     def _split(self) -> tuple[int, int]:
         """Which filters run where, in the suite's order: ``filters[:a]`` with the
@@ -376,14 +322,12 @@ class Engine:
             b += 1
         return a, b
 
-    def _front(self, batch: list[Any]) -> dict[str, Any]:
-        """The system's answers for the sources, their parse, every transformation's candidates
+    # -- the four steps of a batch -----------------------------------------------------------
+    def _generate(self, batch: list[Any]) -> Generated:
+        """The system's answers for the sources, their parse, every transformation's follow-ups
         and the filters that use the shared pipelines (all on the engine's thread)."""
-        task = self.task
-        seed = self.cfg["seed"]
-        counts: dict[tuple[str, str], Counts] = defaultdict(Counts)
-        per_transformation: dict[str, Counts] = defaultdict(Counts)
-        stage = self.stages
+        task, seed, stage = self.task, self.cfg["seed"], self.stages
+        tally = Tally.empty()
         with stage("system: sources"):
             predictions = self.sut.predict_outcomes([task.sut_input(s) for s in batch])
         with stage("parse: sources"):
@@ -393,66 +337,68 @@ class Engine:
         position = {n: k for k, n in enumerate(answered)}
         # Each transformation sees the whole batch at once (one that combines sources needs it);
         # every source keeps its own generator, so per-source follow-ups do not depend on the
-        # batch. The groups are then laid out source by source, as they are sent and filtered.
-        made: dict[str, list[list[FollowUp]]] = {}
+        # batch. The follow-ups are then laid out source by source, as they are sent and filtered.
+        follow_ups: dict[str, list[list[FollowUp]]] = {}
         own_checks: dict[str, dict[str, Any]] = {}
         for t in self.transformations:
             items = [BatchItem(batch[n], predictions[n],
                                case_rng(seed, batch[n].id, batch[n].text, t.name), docs[n])
                      for n in answered]
             with stage(f"candidates: {t.name}"):
-                made[t.name] = t.generate_batch(items)
+                follow_ups[t.name] = t.generate_batch(items)
             # A transformation that checks its own candidates (CREST) says what it dropped.
             if hasattr(t, "take_funnel"):
                 own_checks[t.name] = t.take_funnel()
-        generated = []
-        cases = []
+        made, error_cases = [], []
         for n, (source, prediction) in enumerate(zip(batch, predictions)):
             if isinstance(prediction, SUTFailure):  # the system could not be queried
-                cases += self._error_cases(source, prediction.reason, counts, per_transformation)
+                error_cases += self._error_cases(source, prediction.reason, tally)
                 continue
-            k = position[n]
             for t in self.transformations:
-                generated.append((source, prediction, t, made[t.name][k]))
-        funnel = self._new_funnel(generated)
-        generated = self._filter(generated, self.filters[:self._split()[0]], funnel)
-        return {"predictions": predictions, "generated": generated, "funnel": funnel,
-                "own_checks": own_checks, "cases": cases, "counts": counts,
-                "per_transformation": per_transformation}
+                made.append(Made(source, prediction, t, follow_ups[t.name][position[n]]))
+        funnel = self._new_funnel(made)
+        made = self._filter(made, self.filters[:self._split()[0]], funnel)
+        return Generated(predictions, made, error_cases, funnel, own_checks, tally)
 
-    def _middle(self, state: dict[str, Any]) -> None:
-        """The filters that may run on another thread while the next batch's front runs."""
+    def _filter_on_thread(self, generated: Generated) -> Filtered:
+        """The filters that may run on another thread while the next batch is generated."""
         a, b = self._split()
-        state["generated"] = self._filter(state["generated"], self.filters[a:b], state["funnel"])
+        return Filtered(generated, self._filter(generated.made, self.filters[a:b],
+                                                generated.funnel))
 
-    def _back(self, state: dict[str, Any]) -> tuple[list[TestCase], dict, dict, list]:
-        """The follow-ups kept, the system's answers for them, and the relations' verdicts."""
-        task = self.task
+    def _ask(self, filtered: Filtered) -> Asked:
+        """The last filters, the per-source cap, and the system's answers for the follow-ups
+        kept."""
+        generated = filtered.generated
         cap = self.cfg["limits"]["max_follow_ups_per_source"]
-        stage = self.stages
-        counts, per_transformation = state["counts"], state["per_transformation"]
-        predictions, cases = state["predictions"], state["cases"]
-        kept = self._filter(state["generated"], self.filters[self._split()[1]:], state["funnel"])
-        self._batch_funnel = state["funnel"]
-        for name, part in state["own_checks"].items():
-            _prepend_own_checks(self._batch_funnel[name], part)
+        tally, funnel = generated.tally, generated.funnel
+        kept = self._filter(filtered.made, self.filters[self._split()[1]:], funnel)
+        for name, part in generated.own_checks.items():
+            prepend_own_checks(funnel[name], part)
         groups = []
         for source, prediction, t, follow_ups in kept:
             over = len(follow_ups) - cap
             if over > 0:
-                self._batch_funnel[t.name]["over_limit"] += over
+                funnel[t.name]["over_limit"] += over
             follow_ups = follow_ups[:cap]
-            self._batch_funnel[t.name]["tested"] += len(follow_ups)
-            for c in [per_transformation[t.name]] + [counts[(t.name, r.name)]
-                                                     for r in self.relations[t.name]]:
+            funnel[t.name]["tested"] += len(follow_ups)
+            for c in [tally.per_transformation[t.name]] + [tally.counts[(t.name, r.name)]
+                                                           for r in self.relations[t.name]]:
                 c.sources += 1
                 c.applicable += bool(follow_ups)
                 c.follow_ups += len(follow_ups)
             groups += [(source, prediction, f, k) for k, f in enumerate(follow_ups)]
-        with stage("system: follow-ups"):
-            follow_up_predictions = self.sut.predict_outcomes([g[2].input for g in groups])
-        relations_started = time.perf_counter()
-        for (source, prediction, follow_up, k), fp in zip(groups, follow_up_predictions):
+        with self.stages("system: follow-ups"):
+            answers = self.sut.predict_outcomes([g[2].input for g in groups])
+        return Asked(generated, groups, answers, funnel)
+
+    def _judge(self, asked: Asked) -> Judged:
+        """Each relation's verdict on each follow-up tested."""
+        task = self.task
+        tally = asked.generated.tally
+        cases = list(asked.generated.error_cases)
+        started = time.perf_counter()
+        for (source, prediction, follow_up, k), fp in zip(asked.groups, asked.answers):
             expected = task.expected(source, prediction, follow_up)
             failure = fp.reason if isinstance(fp, SUTFailure) else None
             if failure is not None:
@@ -465,60 +411,61 @@ class Engine:
                     verdict = task.judge(rel, source=source, source_prediction=prediction,
                                          follow_up=follow_up, follow_up_prediction=fp,
                                          expected=expected)
-                counts[(follow_up.transformation, rel.name)].outcomes[verdict.outcome.value] += 1
+                tally.counts[(follow_up.transformation, rel.name)].outcomes[
+                    verdict.outcome.value] += 1
                 cases.append(TestCase(
                     id=f"{source.id}/{follow_up.transformation}/{k}/{rel.name}", source=source,
                     follow_up=follow_up, relation=rel.name, source_prediction=prediction,
                     follow_up_prediction=fp, expected=expected, verdict=verdict))
-        for (t, _), c in counts.items():
-            self._batch_funnel[t]["violations"] += c.outcomes["fail"]
-        stage.add("relations", time.perf_counter() - relations_started)
-        return cases, counts, per_transformation, predictions
+        for (t, _), c in tally.counts.items():
+            asked.funnel[t]["violations"] += c.outcomes["fail"]
+        self.stages.add("relations", time.perf_counter() - started)
+        return Judged(cases, tally, asked.generated.predictions, asked.funnel)
 
-    def _new_funnel(self, generated: list[tuple]) -> dict[str, dict[str, Any]]:
-        funnel = {t.name: _funnel_entry() for t in self.transformations}
+    # -- helpers of the steps ------------------------------------------------------------------
+    def _new_funnel(self, made: list[Made]) -> Funnel:
+        funnel = {t.name: funnel_entry() for t in self.transformations}
         for t in self.transformations:
             funnel[t.name]["dropped_by"] = {f.name: 0 for f in self.filters if f.applies(t.name)}
-        for _, _, t, follow_ups in generated:
-            funnel[t.name]["generated"] += len(follow_ups)
+        for m in made:
+            funnel[m.transformation.name]["generated"] += len(m.follow_ups)
         return funnel
 
-    def _filter(self, generated: list[tuple], filters: list[Any],
-                funnel: dict[str, dict[str, Any]]) -> list[tuple]:
+    def _filter(self, made: list[Made], filters: list[Any], funnel: Funnel) -> list[Made]:
         """Run ``filters``, in the suite's order, over all the follow-ups of the batch at once
         (one batched model call per filter), before the system under test sees any of them;
         what each drops is counted in ``funnel``."""
         for flt in filters:
-            todo = [(n, j) for n, (_, _, t, fs) in enumerate(generated) if flt.applies(t.name)
-                    for j in range(len(fs))]
+            todo = [(n, j) for n, m in enumerate(made) if flt.applies(m.transformation.name)
+                    for j in range(len(m.follow_ups))]
             if not todo:
                 continue
             with self.stages(f"filter: {flt.name}"):
-                scores = flt.scores([(generated[n][0].text, generated[n][3][j])
+                scores = flt.scores([(made[n].source.text, made[n].follow_ups[j])
                                      for n, j in todo])
             drop: dict[int, set[int]] = defaultdict(set)
             for (n, j), score in zip(todo, scores):
-                f = generated[n][3][j]
+                f = made[n].follow_ups[j]
                 if score is not None:
                     f.meta.setdefault("filters", {})[flt.name] = round(float(score), 4)
                 if not flt.keep(score, f.transformation):
                     drop[n].add(j)
                     funnel[f.transformation]["dropped_by"][flt.name] += 1
-            generated = [(s, p, t, [f for j, f in enumerate(fs) if j not in drop.get(n, ())])
-                         for n, (s, p, t, fs) in enumerate(generated)]
-        return generated
+            made = [m._replace(follow_ups=[f for j, f in enumerate(m.follow_ups)
+                                           if j not in drop.get(n, ())])
+                    for n, m in enumerate(made)]
+        return made
 
-    def _error_cases(self, source: Any, reason: str, counts: dict,
-                     per_transformation: dict) -> list[TestCase]:
+    def _error_cases(self, source: Any, reason: str, tally: Tally) -> list[TestCase]:
         """One ``error`` case per (transformation, relation) for a source the system could not
         be asked about: no follow-up can be made from it, and it is not silently dropped."""
         out = []
         for t in self.transformations:
-            per_transformation[t.name].sources += 1
+            tally.per_transformation[t.name].sources += 1
             follow_up = FollowUp(self.task.sut_input(source), None, t.name,
                                  {"not_generated": "the source has no prediction"})
             for rel in self.relations[t.name]:
-                c = counts[(t.name, rel.name)]
+                c = tally.counts[(t.name, rel.name)]
                 c.sources += 1
                 c.outcomes[Outcome.ERROR.value] += 1
                 out.append(TestCase(
@@ -531,287 +478,23 @@ class Engine:
 
     # -- results ---------------------------------------------------------------------------
     def model_components(self) -> list[dict[str, Any]]:
-        """Every model and candidate source the run's transformations and filters use
-        (results.json ``components.models``)."""
-        out: list[dict[str, Any]] = []
-        stages = [self.attacks] if getattr(self, "attacks", None) is not None else []
-        for c in list(self.transformations) + list(self.filters) + stages:
-            for d in getattr(c, "models", lambda: [])():
-                if d not in out:
-                    out.append(d)
-        return out
+        from runner.results import model_components
 
-    def summary(self) -> list[dict[str, Any]]:
-        transformations = self.task.registries()["transformations"]
-        rows = []
-        for t in self.cfg["transformations"]:
-            name = t.get("name", t["type"])
-            extra = transformations.get(t["type"]).extra
-            for rel in self.relations.get(name, []):
-                rows.append({"transformation": name, "relation": rel.name,
-                             "type": t["type"], "group": extra.get("group", "research"),
-                             **({"violation": extra["violation"]} if extra.get("violation") else {}),
-                             **self.counts[(name, rel.name)].to_json()})
-        return rows
+        return model_components(self)
 
     def results(self) -> dict[str, Any]:
-        from runner.report.thresholds import evaluate_thresholds
+        from runner.results import assemble
 
-        summary = self.summary()
-        totals = Counts()
-        for c in self.counts.values():
-            for k, v in c.outcomes.items():
-                totals.outcomes[k] += v
-        per_relation: dict[str, Counts] = defaultdict(Counts)
-        for (_, rel), c in self.counts.items():
-            for k, v in c.outcomes.items():
-                per_relation[rel].outcomes[k] += v
-        overall = totals.to_json()
-        overall.update(sources=self.sources_done,
-                       follow_ups=sum(c.follow_ups for c in self.per_transformation.values()))
-        relations = {r: c.to_json() for r, c in sorted(per_relation.items())}
-        groups = group_counts(summary)
-        attacks = (self.attacks.results(self.out_dir / ATTACKS_FILE)
-                   if getattr(self, "attacks", None) is not None else None)
-        return {
-            "mtrun_results_version": RESULTS_VERSION,
-            "task": self.task.name,
-            "suite": {"name": self.suite.name, "path": str(self.suite.path),
-                      "description": self.cfg.get("description", ""), "filled": self.cfg},
-            "run": {
-                "status": self.status,
-                "started": _iso(self.started), "finished": _iso(self.finished),
-                "duration_s": round(self.finished - self.started, 3),
-                "seed": self.cfg["seed"], "device": self.device,
-                "sources_total": self.total, "sources_done": self.sources_done,
-                **({"resumed_at": self.resumed_at} if self.resumed_at else {}),
-                **({"stages": self.stages.to_json()} if self.stages.seconds else {}),
-            },
-            "versions": _versions(),
-            "components": {
-                "sut": {"type": self.cfg["sut"]["type"], **self.sut.describe()},
-                "parser": self.parser.describe() if self.parser else None,
-                "transformations": [t.describe() for t in self.transformations],
-                "relations": [{**r.describe(), "applies_to": rc["applies_to"]}
-                              for r, rc in zip(self.relation_objects, self.cfg["relations"])],
-                **({"filters": [f.describe() for f in self.filters]} if self.filters else {}),
-                **({"models": self.model_components()} if self.model_components() else {}),
-                **({"attacks": self.attacks.describe()} if self.attacks is not None else {}),
-            },
-            **({"funnel": self.funnel} if self.funnel and (self.filters or self.model_components())
-               else {}),
-            "stats": {"sut": self.sut.stats(),
-                      "per_transformation": {k: v.to_json() for k, v in self.per_transformation.items()}},
-            "summary": summary,
-            "relations": relations,
-            "groups": groups,
-            "overall": overall,
-            "thresholds": evaluate_thresholds(self.cfg["report"]["fail_on"], overall, relations,
-                                              groups,
-                                              attacks=attacks["summary"] if attacks else None),
-            **({"attacks": attacks} if attacks is not None else {}),
-            **(self.analyzer.results() if getattr(self, "analyzer", None) else {}),
-        }
+        return assemble(self)
 
 
-class Loader:
-    """Builds components on one background thread, in the order asked (so two components
-    naming one model share it), while the engine goes on. :meth:`defer` returns a stand-in
-    whose first use waits for the component; an error raised while building is raised there."""
-
-    def __init__(self, background: bool = True) -> None:
-        from concurrent.futures import ThreadPoolExecutor
-
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix="mtrun-load") if background else None
-        self._futures: list[Any] = []
-
-    def defer(self, build: Callable[[], Any], known: dict[str, Any] | None = None) -> Any:
-        """A stand-in for ``build()`` (without a background thread: ``build()`` itself).
-        ``known``: attributes the stand-in answers without waiting (the component's class
-        attributes, say), so that planning the first batch does not wait for a model."""
-        if self._pool is None:
-            return build()
-        future = self._pool.submit(build)
-        self._futures.append(future)
-        return Deferred(future, known)
-
-    def wait(self) -> None:
-        """Every component built (the first error raised)."""
-        for future in self._futures:
-            future.result()
-        if self._pool is not None:
-            self._pool.shutdown(wait=False)
-
-
-class Deferred:
-    """Stands in for a component being built on a :class:`Loader`'s thread."""
-
-    __slots__ = ("_future", "_known")
-
-    def __init__(self, future: Any, known: dict[str, Any] | None = None) -> None:
-        object.__setattr__(self, "_future", future)
-        object.__setattr__(self, "_known", known or {})
-
-    def __getattr__(self, name: str) -> Any:
-        if name in self._known and not self._future.done():
-            return self._known[name]
-        return getattr(self._future.result(), name)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        setattr(self._future.result(), name, value)
-
-
-def group_counts(summary: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Per group of transformations (research, robustness, bias): the counts of its rows and
-    which transformations it holds (results.json ``groups``)."""
-    out: dict[str, dict[str, Any]] = {}
-    for row in summary:
-        g = out.setdefault(row.get("group", "research"),
-                           {"transformations": [], "follow_ups": 0, "cases": 0, "pass": 0,
-                            "fail": 0, "skip": 0, "error": 0})
-        if row["transformation"] not in g["transformations"]:
-            g["transformations"].append(row["transformation"])
-            g["follow_ups"] += row["follow_ups"]
-        for k in ("cases", "pass", "fail", "skip", "error"):
-            g[k] += row[k]
-    for g in out.values():
-        judged = g["pass"] + g["fail"]
-        g["violations"] = g["fail"]
-        g["violation_rate"] = g["fail"] / judged if judged else None
-    return out
-
-
-def _funnel_entry() -> dict[str, Any]:
-    return {"generated": 0, "dropped_by": {}, "over_limit": 0, "tested": 0, "violations": 0}
-
-
-def _prepend_own_checks(entry: dict[str, Any], part: dict[str, Any]) -> None:
-    """A transformation's own funnel (``take_funnel()``: ``candidates`` made, ``dropped_by`` its
-    checks, ``not_tried`` once its per-source limit was reached) goes before the filters':
-    generated = its candidates, its checks first among the drops, the untried over the limit."""
-    entry["generated"] = max(entry["generated"], int(part.get("candidates", 0)))
-    entry["dropped_by"] = {**part.get("dropped_by", {}), **entry["dropped_by"]}
-    entry["over_limit"] += int(part.get("not_tried", 0))
-    if "seconds" in part:
-        entry["seconds"] = round(entry.get("seconds", 0.0) + float(part["seconds"]), 3)
-
-
-def _merge_funnel(into: dict[str, dict[str, Any]], part: dict[str, dict[str, Any]]) -> None:
-    for t, c in part.items():
-        total = into.setdefault(t, _funnel_entry())
-        for k in ("generated", "over_limit", "tested", "violations"):
-            total[k] += c[k]
-        for f, n in c["dropped_by"].items():
-            total["dropped_by"][f] = total["dropped_by"].get(f, 0) + n
-        if "seconds" in c:
-            total["seconds"] = round(total.get("seconds", 0.0) + c["seconds"], 3)
-
-
-def _merge(into: dict, part: dict) -> None:
-    for key, c in part.items():
-        t = into[key]
-        t.sources += c.sources
-        t.applicable += c.applicable
-        t.follow_ups += c.follow_ups
-        for k, v in c.outcomes.items():
-            t.outcomes[k] += v
-
-
-def _dump(counts: dict) -> list[list[Any]]:
-    return [[list(k) if isinstance(k, tuple) else k, c.sources, c.applicable, c.follow_ups,
-             c.outcomes] for k, c in counts.items()]
-
-
-def _restore(into: dict, dumped: list[list[Any]]) -> None:
-    for key, sources, applicable, follow_ups, outcomes in dumped:
-        c = into[tuple(key) if isinstance(key, list) else key]
-        c.sources, c.applicable, c.follow_ups = sources, applicable, follow_ups
-        c.outcomes.update(outcomes)
-
-
-def load_progress(out_dir: Path, key: str) -> dict[str, Any]:
-    """The last batch recorded whole in ``out_dir``; refuses a folder made by another suite,
-    seed or corpus (its cases could not be continued into the same results)."""
-    from runner.errors import MtrunError
-
-    path = Path(out_dir) / PROGRESS_FILE
-    if not path.exists():
-        raise MtrunError(f"--resume: nothing to resume in {out_dir} (no {PROGRESS_FILE}); run "
-                         "without --resume to start")
-    lines, good_bytes = [], 0
-    for raw in path.read_bytes().splitlines(keepends=True):
-        try:
-            if not raw.endswith(b"\n"):
-                raise ValueError("no line end")
-            lines.append(json.loads(raw))
-        except ValueError:
-            break  # a line cut short by a kill: everything after it is not recorded
-        good_bytes += len(raw)
-    if not lines or lines[0].get("kind") != "start":
-        raise MtrunError(f"--resume: {path} is not an mtrun progress file")
-    if lines[0].get("key") != key:
-        raise MtrunError(f"--resume: the run in {out_dir} was made with another suite "
-                         "configuration, seed or corpus; resume it with the same ones, or run "
-                         "without --resume (or with another -o folder) to start again")
-    batches = [ln for ln in lines if ln.get("kind") == "batch"]
-    resumes = [ln["at"] for ln in lines if ln.get("kind") == "resume"]
-    state = batches[-1] if batches else {"sources_done": 0, "cases_bytes": 0, "counts": [],
-                                         "per_transformation": []}
-    state["resumed_at"] = resumes
-    state["progress_bytes"] = good_bytes
-    return state
-
-
-def build_sut(suite: Suite, *, log: Callable[[str], None] = lambda msg: None) -> Any:
-    """The suite's system under test, built from its task's registry (not yet connected to the
-    persistent cache)."""
-    cfg = suite.config
-    sut_cfg = dict(cfg["sut"])
-    sut_type = sut_cfg.pop("type")
-    entry = suite.task.registries()["sut"].get(sut_type)
-    if entry.extra.get("device"):
-        sut_cfg["device"] = resolve_device(cfg["device"])
-    if entry.extra.get("task"):
-        sut_cfg.update(task=suite.task, base_dir=suite.base_dir)
-    log(f"loading system under test: {sut_type} {sut_cfg.get('model', '')}")
-    return entry.factory(**sut_cfg)
-
-
-def open_cache(cfg: dict[str, Any], sut: Any, *, enabled: bool = True) -> Any:
-    """The persistent prediction cache the suite asks for (``cache.enabled``: ``auto`` = for
-    remote, paid systems only), or None."""
-    c = cfg.get("cache") or {}
-    wanted = c.get("enabled", "auto")
-    if wanted == "auto":
-        wanted = bool(getattr(sut, "remote", False))
-    if not enabled or not wanted:
-        return None
-    from runner.sut.cache import PersistentCache
-
-    return PersistentCache(Path(c.get("path") or ".mtrun-cache/predictions.sqlite"))
+def _append(handle: Any, text: str) -> None:
+    handle.write(text.encode("utf-8"))
+    handle.flush()
+    os.fsync(handle.fileno())
 
 
 def _batched(items: Iterable[Any], n: int) -> Iterator[list[Any]]:
     it = iter(items)
     while batch := list(islice(it, n)):
         yield batch
-
-
-def _iso(t: float) -> str:
-    return datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="seconds")
-
-
-def _versions() -> dict[str, str]:
-    out = {"mtrun": __version__, "python": platform.python_version(),
-           "platform": platform.platform(terse=True)}
-    from importlib import metadata
-
-    for module, dist in (("spacy", "spacy"), ("transformers", "transformers"), ("torch", "torch"),
-                         ("onnxruntime", "onnxruntime"), ("tokenizers", "tokenizers"),
-                         ("jsonschema", "jsonschema"), ("jinja2", "jinja2"), ("yaml", "pyyaml")):
-        if module in sys.modules:  # only what this run actually used
-            try:
-                out[dist] = metadata.version(dist)
-            except metadata.PackageNotFoundError:
-                pass
-    return out

@@ -5,12 +5,13 @@ import enum
 
 
 class ExitCode(enum.IntEnum):
-    OK = 0                   # every relation within the suite's fail_on thresholds
+    OK = 0                   # every threshold kept, or the suite sets none
     VIOLATIONS = 1           # violation rates above the thresholds
     INTERRUPTED = 2          # Ctrl-C or SIGTERM
     INTERNAL_ERROR = 3       # a bug in mtrun or an unexpected failure of a library
     USAGE_ERROR = 4          # bad command line, bad suite, bad corpus, missing model
     NOTHING_TO_TEST = 5      # the run made no test case
+    SYSTEM_ERRORS = 6        # the system under test could not answer (report.fail_on error limits)
 
 
 class MtrunError(Exception):

@@ -28,7 +28,7 @@ def dry_run(suite: Suite, *, use_cache: bool = True) -> tuple[str, dict[str, Any
     unique = list(dict.fromkeys(keys))
     length = dict(zip(keys, (len(t) for t in texts)))
 
-    from runner.engine import build_sut, open_cache
+    from runner.building import build_sut, open_cache
     from runner.errors import MtrunError
 
     to_send, cache_note = unique, "prediction cache not in use"

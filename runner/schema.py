@@ -99,8 +99,9 @@ def _task_schema(task: Any, names: list[str]) -> dict[str, Any]:
         "additionalProperties": False,
         "required": ["name", "task", "sut", "corpus", "transformations"],
         "properties": {
-            "name": {"type": "string", "pattern": NAME_PATTERN,
-                     "description": "Suite name; also the default report folder reports/<name>."},
+            "name": {"type": "string", "pattern": NAME_PATTERN, "maxLength": 100,
+                     "description": "Suite name; also the default report folder reports/<name> "
+                                    "(at most 100 characters: a folder name may have 255 bytes)."},
             "description": {"type": "string", "default": ""},
             "task": _task_property(names),
             "seed": {"type": "integer", "minimum": 0, "default": 13,
@@ -164,7 +165,18 @@ def _task_schema(task: Any, names: list[str]) -> dict[str, Any]:
                         "type": ["number", "null"], "minimum": 0, "maximum": 1, "default": None,
                         "description": "Exit 1 when an attack's success rate (every word of "
                                        "the entity mislabelled) exceeds this."},
-                }, description="Exit 1 when a violation rate exceeds these."),
+                    "max_error_rate": {
+                        "type": ["number", "null"], "minimum": 0, "maximum": 1, "default": 0.05,
+                        "description": "Exit 6 (the system could not answer) when the share of "
+                                       "follow-up cases the system could not answer exceeds "
+                                       "this; null: no limit."},
+                    "max_source_errors": {
+                        "type": ["integer", "null"], "minimum": 0, "default": 0,
+                        "description": "Exit 6 when the system could not answer more source "
+                                       "sentences than this (default 0: any); null: no limit."},
+                }, description="Exit 1 when a violation rate exceeds these (no threshold set: "
+                               "exit 0, reported as 'no threshold set'); exit 6 when the system "
+                               "could not answer beyond the error limits."),
             }),
             "cache": _section({
                 "enabled": {"enum": ["auto", True, False], "default": "auto",

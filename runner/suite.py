@@ -6,14 +6,13 @@ and every problem is reported with file, line and column, the key, and what was 
 from __future__ import annotations
 
 import difflib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from runner.errors import MtrunError, SuiteError
+from runner.errors import SuiteError
+from runner.yaml_reader import Path_, dotted, parse_yaml, read_suite_text, short, yaml_type
 
-Path_ = tuple[Any, ...]  # a location inside the document: keys and list indices
 
 @dataclass
 class Suite:
@@ -54,18 +53,17 @@ class Suite:
     def error(self, message: str, at: Path_, *, hint: str | None = None) -> SuiteError:
         line, col = _position(self.marks, at)
         return SuiteError(message, file=str(self.path), line=line, column=col,
-                          key=_dotted(at) or None, hint=hint)
+                          key=dotted(at) or None, hint=hint)
 
 
 def load_suite(path: str | Path) -> Suite:
     path = Path(path)
-    text = _read_suite_text(path)
-    data, marks = _parse_yaml(text, str(path))
+    data, marks = parse_yaml(read_suite_text(path), str(path))
     if data is None:
         raise SuiteError("the suite is empty; expected a mapping with at least the keys name, task, "
                          "sut, corpus and transformations", file=str(path))
     if not isinstance(data, dict):
-        raise SuiteError(f"a suite is a mapping of keys to values, not a {_yaml_type(data)}",
+        raise SuiteError(f"a suite is a mapping of keys to values, not a {yaml_type(data)}",
                          file=str(path), line=1, column=1)
     from runner.schema import build_schema, fill_defaults
     from runner.tasks import DEFAULT_TASK, TASKS
@@ -79,209 +77,6 @@ def load_suite(path: str | Path) -> Suite:
     _cross_check(suite)
     return suite
 
-
-# -- reading -----------------------------------------------------------------------------------
-
-def _read_suite_text(path: Path) -> str:
-    if not path.exists():
-        raise SuiteError("no such suite file", file=str(path))
-    if path.is_dir():
-        raise SuiteError("is a folder; give the path of a suite .yaml file", file=str(path))
-    limit = max_suite_bytes()
-    # checked before reading: a suite is a few kilobytes, and a huge file must not be read whole
-    size = path.stat().st_size
-    if size > limit:
-        raise SuiteError(f"the suite file is {size:,} bytes; the limit is {limit:,} "
-                         f"(set {SUITE_BYTES_ENV} to raise it)", file=str(path))
-    with path.open("rb") as handle:
-        data = handle.read(limit + 1)  # a file that grew since stat() is still bounded
-    if len(data) > limit:
-        raise SuiteError(f"the suite file is over {limit:,} bytes (set {SUITE_BYTES_ENV} to raise "
-                         "it)", file=str(path))
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
-        raise SuiteError(f"the file is not valid UTF-8 (byte 0x{data[exc.start]:02x}); save it as "
-                         "UTF-8", file=str(path), line=line) from None
-
-
-# -- limits on what a suite may make the loader build ------------------------------------------
-# YAML aliases let a few hundred bytes stand for billions of nodes ("billion laughs"): nine levels
-# of nine aliases each. PyYAML composes such a document cheaply (an alias is a reference to the
-# anchored node), but every later step copies the tree. So the composer counts, for every alias,
-# how many nodes its expansion stands for, and the expanded size of the whole document, and
-# refuses before anything is copied. A real suite has a few hundred nodes.
-SUITE_BYTES_ENV = "MTRUN_MAX_SUITE_BYTES"
-DEFAULT_MAX_SUITE_BYTES = 5_000_000
-MAX_ALIAS_NODES = 10_000       # nodes one alias may stand for
-MAX_DOCUMENT_NODES = 100_000   # nodes of the whole document, every alias expanded
-MAX_DEPTH = 100                # nesting of lists and mappings
-
-
-def max_suite_bytes() -> int:
-    """The largest suite file mtrun reads: ``$MTRUN_MAX_SUITE_BYTES``, else 5 MB."""
-    import os
-
-    raw = os.environ.get(SUITE_BYTES_ENV, "").strip()
-    if not raw:
-        return DEFAULT_MAX_SUITE_BYTES
-    try:
-        value = int(raw.replace("_", ""))
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise MtrunError(f"{SUITE_BYTES_ENV}={raw!r}: expected a positive number of bytes")
-    return value
-
-
-def _budgeted_loader(text: str, filename: str) -> Any:
-    """A yaml.SafeLoader whose composer counts expanded nodes and nesting depth (see above)."""
-    import yaml
-
-    class Loader(yaml.SafeLoader):
-        def __init__(self, stream: str) -> None:
-            super().__init__(stream)
-            self.sizes: dict[int, int] = {}   # id(node) → nodes its expansion stands for
-            self.total = 0                    # nodes of the document so far, aliases expanded
-            self.depth = 0
-            self.open_anchors: set[str] = set()
-
-        def _refuse(self, message: str, mark: Any) -> SuiteError:
-            return SuiteError(message, file=filename, line=mark.line + 1, column=mark.column + 1)
-
-        def compose_node(self, parent: Any, index: Any) -> Any:
-            if self.check_event(yaml.AliasEvent):
-                event = self.peek_event()
-                if event.anchor in self.open_anchors:
-                    raise self._refuse(f"alias *{event.anchor} refers to a node that contains it "
-                                       "(a recursive structure); a suite is a tree",
-                                       event.start_mark)
-                node = super().compose_node(parent, index)  # undefined alias: ComposerError
-                size = self.sizes.get(id(node), 1)
-                if size > MAX_ALIAS_NODES:
-                    raise self._refuse(f"alias *{event.anchor} expands to {size:,} nodes; the "
-                                       f"limit is {MAX_ALIAS_NODES:,} per alias (nested aliases "
-                                       "multiply: is this a \"billion laughs\" document?)",
-                                       event.start_mark)
-                self._count(size, event.start_mark, f"alias *{event.anchor}")
-                return node
-            event = self.peek_event()
-            self.depth += 1
-            if self.depth > MAX_DEPTH:
-                raise self._refuse(f"lists and mappings nested more than {MAX_DEPTH} levels deep",
-                                   event.start_mark)
-            if event.anchor is not None:
-                self.open_anchors.add(event.anchor)
-            node = super().compose_node(parent, index)
-            if event.anchor is not None:
-                self.open_anchors.discard(event.anchor)
-            self.depth -= 1
-            if isinstance(node, yaml.SequenceNode):
-                size = 1 + sum(self.sizes.get(id(item), 1) for item in node.value)
-            elif isinstance(node, yaml.MappingNode):
-                size = 1 + sum(self.sizes.get(id(k), 1) + self.sizes.get(id(v), 1)
-                               for k, v in node.value)
-            else:
-                size = 1
-            self.sizes[id(node)] = size
-            self._count(1, event.start_mark, "this node")
-            return node
-
-        def _count(self, n: int, mark: Any, what: str) -> None:
-            self.total += n
-            if self.total > MAX_DOCUMENT_NODES:
-                raise self._refuse(f"the document has more than {MAX_DOCUMENT_NODES:,} nodes "
-                                   f"(every alias expanded) by {what}; a suite has a few hundred",
-                                   mark)
-
-    return Loader(text)
-
-
-def _parse_yaml(text: str, filename: str) -> tuple[Any, dict[Path_, tuple[int, int]]]:
-    """yaml.safe_load with limits (size, aliases, depth), plus the (line, column) of every key and
-    value, and duplicate keys caught."""
-    import yaml
-
-    loader = None
-    try:
-        loader = _budgeted_loader(text, filename)  # reads the whole text: may raise ReaderError
-        node = loader.get_single_node()
-        marks: dict[Path_, tuple[int, int]] = {}
-        data = None if node is None else _construct(loader, node, (), marks, filename)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        context = exc.context or ""
-        if context and exc.context_mark is not None and exc.context_mark is not mark:
-            # where the unclosed bracket or block began is usually where the mistake is
-            context += (f" (started at line {exc.context_mark.line + 1}, column "
-                        f"{exc.context_mark.column + 1})")
-        problem = "; ".join(p for p in (context, exc.problem) if p)
-        raise SuiteError(f"invalid YAML: {problem}", file=filename,
-                         line=mark.line + 1 if mark else None,
-                         column=mark.column + 1 if mark else None) from None
-    except yaml.reader.ReaderError as exc:
-        # a character YAML does not allow (a control character such as NUL)
-        before = text[:exc.position]
-        raise SuiteError(f"invalid YAML: character U+{exc.character:04X} is not allowed in a YAML "
-                         "file", file=filename, line=before.count("\n") + 1,
-                         column=exc.position - (before.rfind("\n") + 1) + 1) from None
-    except yaml.YAMLError as exc:
-        raise SuiteError(f"invalid YAML: {exc}", file=filename) from None
-    finally:
-        if loader is not None:
-            loader.dispose()
-    return data, marks
-
-
-def _construct(loader: Any, node: Any, at: Path_, marks: dict, filename: str) -> Any:
-    import yaml
-
-    marks[at] = (node.start_mark.line + 1, node.start_mark.column + 1)
-    if isinstance(node, yaml.MappingNode):
-        loader.flatten_mapping(node)  # YAML merge keys (<<)
-        out: dict[Any, Any] = {}
-        for key_node, value_node in node.value:
-            key = _scalar(loader, key_node, filename)
-            if not isinstance(key, str):
-                raise SuiteError(f"keys must be text, not {_yaml_type(key)} {key!r}", file=filename,
-                                 line=key_node.start_mark.line + 1,
-                                 column=key_node.start_mark.column + 1)
-            if key in out:
-                first = marks.get(at + (key,), (None, None))[0]
-                raise SuiteError(f"duplicate key (first given on line {first}); a later value "
-                                 "would silently replace the earlier one", file=filename,
-                                 line=key_node.start_mark.line + 1,
-                                 column=key_node.start_mark.column + 1, key=_dotted(at + (key,)))
-            out[key] = _construct(loader, value_node, at + (key,), marks, filename)
-            # the key's own position is more useful than the value's for "unknown key" errors
-            marks[at + (key, "<key>")] = (key_node.start_mark.line + 1,
-                                          key_node.start_mark.column + 1)
-        return out
-    if isinstance(node, yaml.SequenceNode):
-        return [_construct(loader, item, at + (i,), marks, filename)
-                for i, item in enumerate(node.value)]
-    return _scalar(loader, node, filename)
-
-
-def _scalar(loader: Any, node: Any, filename: str) -> Any:
-    """A scalar as safe_load reads it; a value its tag cannot read (``!!int abc``, the date
-    2001-13-45) is a located error, not a traceback from inside PyYAML."""
-    import yaml
-
-    try:
-        return loader.construct_object(node, deep=True)
-    except yaml.YAMLError:
-        raise
-    except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as exc:
-        tag = str(node.tag).rsplit(":", 1)[-1]
-        raise SuiteError(f"cannot read {_short(str(node.value))} as {tag}"
-                         + (f" ({exc})" if isinstance(exc, ValueError) else ""),
-                         file=filename, line=node.start_mark.line + 1,
-                         column=node.start_mark.column + 1) from None
-
-
-# -- validation --------------------------------------------------------------------------------
 
 def _validate(schema: dict, data: dict, marks: dict, filename: str) -> None:
     from jsonschema import Draft202012Validator
@@ -305,7 +100,7 @@ def _validate(schema: dict, data: dict, marks: dict, filename: str) -> None:
 def _explain(err: Any, data: dict, marks: dict) -> list[tuple[int | None, int | None, str]]:
     """Turn one jsonschema error into located, plain-language messages."""
     at = tuple(err.absolute_path)
-    where = _dotted(at)
+    where = dotted(at)
     prefix = f"{where}: " if where else ""
     line, col = _position(marks, at)
     v, inst, sch = err.validator, err.instance, err.schema
@@ -319,7 +114,7 @@ def _explain(err: Any, data: dict, marks: dict) -> list[tuple[int | None, int | 
             hint = f" — did you mean {close[0]!r}?" if close else ""
             if not at:  # a top-level section another task owns (e.g. NER's repair): no typo
                 hint = _owner("section", key, data.get("task")) or hint
-            out.append((kl, kc, f"{_dotted(at + (key,))}: unknown key{hint} (allowed here: "
+            out.append((kl, kc, f"{dotted(at + (key,))}: unknown key{hint} (allowed here: "
                                 f"{', '.join(allowed)})"))
         return out
     if v == "required":
@@ -339,7 +134,7 @@ def _explain(err: Any, data: dict, marks: dict) -> list[tuple[int | None, int | 
     if v == "type":
         expected = err.validator_value
         expected = " or ".join(expected) if isinstance(expected, list) else expected
-        got = "null" if inst is None else f"{_yaml_type(inst)} {_short(inst)}"
+        got = "null" if inst is None else f"{yaml_type(inst)} {short(inst)}"
         return [(line, col, f"{prefix}expected {_article(expected)}, got {got}")]
     if v in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
         sign = {"minimum": "≥", "maximum": "≤", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}[v]
@@ -358,10 +153,10 @@ def _explain(err: Any, data: dict, marks: dict) -> list[tuple[int | None, int | 
         return [(line, col, f"{prefix}items must be unique, got {inst!r}")]
     if v == "oneOf" and at and at[-1] == "mode":
         return [(line, col, f"{prefix}expected find_all, keep_type or a mapping of transformation "
-                            f"name → find_all / keep_type, got {_yaml_type(inst)} {_short(inst)}")]
+                            f"name → find_all / keep_type, got {yaml_type(inst)} {short(inst)}")]
     if v == "oneOf":
         return [(line, col, f"{prefix}expected a number or a mapping of transformation type → "
-                            f"number, got {_yaml_type(inst)} {_short(inst)}")]
+                            f"number, got {yaml_type(inst)} {short(inst)}")]
     return [(line, col, f"{prefix}{err.message}")]
 
 
@@ -378,11 +173,11 @@ def _cross_check(suite: Suite) -> None:
         t.setdefault("name", t["type"])
     types = [t["name"] for t in cfg["transformations"]]
     kind_of = {t["name"]: t["type"] for t in cfg["transformations"]}
-    if not types and not cfg.get("attacks"):
-        raise suite.error("needs at least one transformation" + (
-            " (or, for an attack-only suite, an `attacks:` list)" if "attacks" in cfg else ""),
-            ("transformations",))
-    _check_attacks(suite)
+    # A task's stages after the cases (NER's `attacks:`) may be all a suite runs.
+    if not types and not any(cfg.get(k) for k in task.stage_sections):
+        raise suite.error("needs at least one transformation" + "".join(
+            f" (or, for a suite of {k} only, a `{k}:` list)" for k in task.stage_sections
+            if k in cfg), ("transformations",))
     seen: set[str] = set()
     for i, t in enumerate(types):
         if t in seen:
@@ -522,28 +317,6 @@ def probe(suite: Suite, at: Path_, check: Any) -> Any:
         raise suite.error(f"cannot use this path: {reason}", at) from None
 
 
-def _check_attacks(suite: Suite) -> None:
-    cfg = suite.config
-    names: set[str] = set()
-    for i, a in enumerate(cfg.get("attacks") or []):
-        if a["type"] in names:
-            raise suite.error(f"attack {a['type']!r} is listed twice", ("attacks", i, "type"))
-        names.add(a["type"])
-        for key in ("vectors_file", "pool_file"):
-            if a.get(key):
-                path = usable_path(suite, a[key], ("attacks", i, key))
-                if not probe(suite, ("attacks", i, key), path.is_file):
-                    raise suite.error(f"file not found: {path}", ("attacks", i, key),
-                                      hint="paths are relative to the suite file's folder")
-                a[key] = str(path)
-        if a.get("candidates") == "vectors_file" and not a.get("vectors_file"):
-            raise suite.error("candidates vectors_file needs `vectors_file:` (a word-vector text "
-                              "file)", ("attacks", i, "candidates"))
-    if cfg["report"]["fail_on"].get("max_attack_success_rate") is not None and not names:
-        raise suite.error("a threshold on the attack success rate, but the suite has no "
-                          "`attacks:`", ("report", "fail_on", "max_attack_success_rate"))
-
-
 # -- helpers -----------------------------------------------------------------------------------
 
 def _position(marks: dict, at: Path_) -> tuple[int | None, int | None]:
@@ -557,13 +330,6 @@ def _position(marks: dict, at: Path_) -> tuple[int | None, int | None]:
         at = at[:-1]
 
 
-def _dotted(at: Path_) -> str:
-    out = ""
-    for part in at:
-        if part == "<key>":
-            continue
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
 
 
 def _kind_of(at: Path_) -> str:
@@ -618,11 +384,6 @@ def _owner(kind: str, name: str, task: Any) -> str:
     return f" ({what} of task: {' / task: '.join(owners)} suites)"
 
 
-def _yaml_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    return {bool: "boolean", int: "integer", float: "number", str: "string", list: "list",
-            dict: "mapping"}.get(type(value), type(value).__name__)
 
 
 def _article(kind: str) -> str:
@@ -630,7 +391,3 @@ def _article(kind: str) -> str:
              "number": "a number", "boolean": "true or false", "null": "null"}
     return " or ".join(names.get(k.strip(), k) for k in kind.split(" or "))
 
-
-def _short(value: Any) -> str:
-    text = json.dumps(value, default=str, ensure_ascii=False)
-    return text if len(text) <= 60 else text[:57] + "..."

@@ -114,6 +114,17 @@ class Edit:
             delta += len(r.new) - (r.end - r.start)
         return out
 
+    def replaced_pairs(self) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+        """(source range, follow-up range) of every replacement that changed text and has
+        characters on both sides (an insertion or a deletion replaces nothing)."""
+        out, delta = [], 0
+        for r in self.replacements:
+            ns = r.start + delta
+            if self.source[r.start:r.end] != r.new and r.end > r.start and r.new:
+                out.append(((r.start, r.end), (ns, ns + len(r.new))))
+            delta += len(r.new) - (r.end - r.start)
+        return out
+
     def to_json(self) -> list[dict[str, Any]]:
         return [{"start": r.start, "end": r.end, "new": r.new} for r in self.replacements]
 
@@ -196,10 +207,6 @@ class TestCase:
     repair: dict[str, Any] | None = None
     gold: dict[str, Any] | None = None
 
-    def to_json(self, task: Any = None) -> dict[str, Any]:
-        """The case as written to cases.jsonl, by its task (default: the default task, NER)."""
-        if task is None:
-            from runner.tasks import DEFAULT_TASK, get_task
-
-            task = get_task(DEFAULT_TASK)
+    def to_json(self, task: Any) -> dict[str, Any]:
+        """The case as written to cases.jsonl, by its task (``Task.case_to_json``)."""
         return task.case_to_json(self)

@@ -8,6 +8,7 @@ from typing import Any
 
 from runner.report.thresholds import evaluate_thresholds
 from runner.types import Edit, FollowUp, Outcome, Replacement, TestCase, Verdict
+from runner.tasks import get_task
 from runner.tasks.ner.types import Prediction, Sentence, Span
 
 HOSTILE = 'Angela Merkel told <script>alert("x")</script> & Emmanuel Macron about \u202eParis\u202c 🎉 \u2028 \u2029.'
@@ -40,7 +41,7 @@ def _case(i: int, rng: random.Random, outcome: Outcome, transformation: str, rel
                           ({"text": dropped.text_in(follow.text), "source": dropped.label, "follow_up": None},))
     case = TestCase(f"synthetic:{i}/{transformation}/0/{relation}",
                     Sentence(f"synthetic:{i}", text, origin=f"synthetic.txt:{i + 1}"), follow, relation,
-                    Prediction(spans), Prediction(got), expected, verdict).to_json()
+                    Prediction(spans), Prediction(got), expected, verdict).to_json(get_task("ner"))
     if outcome is Outcome.FAIL:
         case["verdict"]["categories"] = [CATEGORIES[i % len(CATEGORIES)]]
     return case

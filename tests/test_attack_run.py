@@ -47,7 +47,7 @@ def test_attack_suite_errors_name_file_and_line(tmp_path):
 
 
 def test_pool_file_is_read_and_checked(tmp_path):
-    from runner.attacks.stage import read_pool_file
+    from runner.tasks.ner.attacks.stage import read_pool_file
     from runner.errors import MtrunError
 
     good = tmp_path / "pool.tsv"
@@ -92,7 +92,7 @@ SYNTHETIC_RECORD = {
 def _results_with_attack(fail_on: dict) -> dict:
     from synthetic import synthetic_run
 
-    from runner.attacks.metrics import summarise
+    from runner.tasks.ner.attacks.metrics import summarise
     from runner.report.thresholds import evaluate_thresholds
 
     results, cases = synthetic_run(2, 2, fail_on=fail_on)
@@ -132,7 +132,7 @@ def test_diff_compares_attack_success(tmp_path):
     old, _ = _results_with_attack({})
     new, _ = _results_with_attack({})
     resisted = dict(SYNTHETIC_RECORD, outcome="failed", wrong=0, labels_after=["B-PERSON"])
-    from runner.attacks.metrics import summarise
+    from runner.tasks.ner.attacks.metrics import summarise
 
     new["attacks"] = dict(new["attacks"], records=[resisted], summary=summarise([resisted]))
     d = compare(dict(old, cases=[]), dict(new, cases=[]))

@@ -9,11 +9,11 @@ from typing import Sequence
 
 import pytest
 
-from runner.attacks.context import attack_context, deletion
-from runner.attacks.entity import attack_entity
-from runner.attacks.metrics import summarise
-from runner.attacks.oracle import Oracle, View, choose_importance
-from runner.attacks.words import (bio_labels, outcome_of, reference_labels, token_correct, words,
+from runner.tasks.ner.attacks.context import attack_context, deletion
+from runner.tasks.ner.attacks.entity import attack_entity
+from runner.tasks.ner.attacks.metrics import summarise
+from runner.tasks.ner.attacks.oracle import Oracle, View, choose_importance
+from runner.tasks.ner.attacks.words import (bio_labels, outcome_of, reference_labels, token_correct, words,
                                   words_in, wrong_tokens)
 from runner.tasks.ner.sut.base import NERSystem
 from runner.tasks.ner.types import Prediction, Span

@@ -44,7 +44,7 @@ def test_run_through_throttling_and_errors(tmp_path, aws_env, capsys):
         suite = write_suite(tmp_path, sut_yaml(server.url), n_repeat=8,
                             extra=f"cache: {{path: {cache}}}\n", batch_size=40)
         code = main([str(suite), "-o", str(tmp_path / "out"), "-q"])
-    assert code in (ExitCode.OK, ExitCode.VIOLATIONS)
+    assert code == ExitCode.SYSTEM_ERRORS  # the sentences the server never answers
     assert server.answered_429 > 0 and server.answered_500 > 0
     assert server.max_batch == 25 and server.answered_400 == 0
     r = load_results(tmp_path / "out")

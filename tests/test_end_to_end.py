@@ -93,7 +93,8 @@ def test_sample_outputs_match_their_formats(sample_run):
     jsonschema.Draft202012Validator(schema).validate(results)
     xmlschema.XMLSchema(str(ROOT / "tests" / "data" / "junit.xsd")).validate(str(out / "junit.xml"))
     junit = (out / "junit.xml").read_text(encoding="utf-8")
-    assert junit.count("<testcase ") == len(results["summary"])
+    # one test case per transformation × relation, and one per threshold of report.fail_on
+    assert junit.count("<testcase ") == len(results["summary"]) + len(results["thresholds"]["checks"])
     assert (out / "summary.md").read_text(encoding="utf-8").startswith("### mtrun · ner\\_spacy")
 
 

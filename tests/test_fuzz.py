@@ -385,6 +385,39 @@ def test_random_corpora_read_or_exit_4(work, data, fmt, max_chars):
     _count(f"corpora ({fmt})", f"{kind}: read")
 
 
+VALIDATE_SUITE = ("name: fuzz\ntask: ner\nsut: {type: http, url: 'http://127.0.0.1:9/ner', "
+                  "response: {documents: ''}}\ncorpus: {path: corpus.%s, format: %s}\n"
+                  "limits: {max_sentence_chars: %d}\ntransformations:\n  - type: entity_shuffle\n")
+
+
+@settings(max_examples=150, **COMMON)
+@given(st.data(), st.sampled_from(["text", "jsonl", "conll"]), st.sampled_from([50, 5000]))
+def test_validate_refuses_every_corpus_the_run_refuses(work, data, fmt, max_chars):
+    """``mtrun validate`` reads the corpus with the reader a run uses: it exits 4 with the same
+    message for every hostile corpus the reader refuses, and accepts every other."""
+    kind, data = data.draw(corpus_bytes(fmt))
+    (work / f"corpus.{fmt}").write_bytes(data)
+    path = work / "validate.yaml"
+    path.write_text(VALIDATE_SUITE % (fmt, fmt, max_chars), encoding="utf-8")
+    with bounded("validate"):
+        try:
+            CorpusReader(work / f"corpus.{fmt}", fmt, max_sentence_chars=max_chars).count()
+            refused = None
+        except MtrunError as exc:
+            refused = str(exc)
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            code = main(["validate", str(path)])
+    assert "Traceback" not in err.getvalue()
+    if refused is None:
+        assert code == ExitCode.OK, err.getvalue()
+        _count(f"validate ({fmt})", f"{kind}: ok")
+    else:
+        assert code == ExitCode.USAGE_ERROR, refused
+        assert refused.splitlines()[0] in err.getvalue()
+        _count(f"validate ({fmt})", f"{kind}: refused")
+
+
 # -- the real command line, in a subprocess ---------------------------------------------------------
 
 def _limit_memory():

@@ -19,8 +19,9 @@ from runner.tasks.ner.corpus import CorpusReader
 from runner.errors import ExitCode, SuiteError
 from runner.report.display import is_hidden, visible_html, visible_text
 from runner.report.markdown import md_text
-from runner.report.writers import segments
-from runner.suite import MAX_ALIAS_NODES, MAX_DEPTH, MAX_DOCUMENT_NODES, load_suite
+from runner.text.changes import segments
+from runner.suite import load_suite
+from runner.yaml_reader import MAX_ALIAS_NODES, MAX_DEPTH, MAX_DOCUMENT_NODES
 
 ROOT = Path(__file__).resolve().parent.parent
 ONE_GIB = 1 << 30

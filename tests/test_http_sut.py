@@ -65,7 +65,7 @@ def test_http_endpoint_run(tmp_path, monkeypatch, capsys):
         suite = write_suite(tmp_path, SUT, n_repeat=3, with_long=False,
                             extra=f"cache: {{path: {tmp_path / 'c.sqlite'}}}\n")
         code = main([str(suite), "-o", str(tmp_path / "out"), "-q"])
-    assert code in (ExitCode.OK, ExitCode.VIOLATIONS)
+    assert code == ExitCode.SYSTEM_ERRORS  # the [[FAIL]] sentences are never answered
     assert 1 < server.max_batch <= 7 and server.answered_429 + server.answered_500 > 0
     r = load_results(tmp_path / "out")
     assert r["run"]["sources_done"] == len(SENTENCES) * 3

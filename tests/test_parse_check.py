@@ -1,8 +1,9 @@
 """The `parse_check` filter on hand-made follow-ups, parsed by the embedded spaCy pipeline."""
 import pytest
 
-from runner.filters.parse_check import (DEFAULT_CHECKS, FRAME_GROUPS, ParseCheckFilter,
-                                        complement_patterns, implausible_name)
+from runner.tasks.ner.checks.entity_slots import implausible_name
+from runner.tasks.ner.checks.filter import DEFAULT_CHECKS, ParseCheckFilter
+from runner.tasks.ner.checks.verb_frames import FRAME_GROUPS, complement_patterns
 from runner.types import Edit, FollowUp, Replacement
 
 pytestmark = pytest.mark.slow  # loads the spaCy pipeline and WordNet

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from runner.cli import main
-from runner.engine import Engine, Loader
-from runner.filters.parse_check import ParseCheckFilter
+from runner.building import Loader
+from runner.engine import Engine
+from runner.tasks.ner.checks.filter import ParseCheckFilter
 from runner.filters.semantic import SemanticFilter
 
 ROOT = Path(__file__).resolve().parent.parent

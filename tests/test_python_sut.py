@@ -143,8 +143,11 @@ def test_a_run_with_a_python_system_from_the_suite_folder(tmp_path, capsys):
         import sys
 
         sys.modules.pop("scripted_ner", None)
-    assert code in (ExitCode.OK, ExitCode.VIOLATIONS)
+    # one source the system could not answer: above the default limit (any source), exit 6
+    assert code == ExitCode.SYSTEM_ERRORS
+    assert "the system could not answer 1 of 3 source(s)" in capsys.readouterr().err
     results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    assert results["verdict"]["status"] == "error"
     assert results["components"]["sut"]["type"] == "python"
     errors = [c for c in results["cases"] if c["verdict"]["outcome"] == "error"]
     assert len(errors) == 1 and "raised RuntimeError: model exploded" in errors[0]["verdict"]["reason"]

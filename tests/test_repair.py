@@ -8,8 +8,8 @@ import pytest
 from runner.tasks.ner.repair.categories import against_reference, between_predictions, occurrences
 from runner.tasks.ner.repair.gold import GoldTally, project_gold
 from runner.tasks.ner.repair.locate import locate
-from runner.tasks.ner.repair.relabel import (CorpusEntityCandidates, Job, MaskedLMCandidates,
-                                             Params, Relabel, Relabeler, evaluate, repaired,
+from runner.tasks.ner.repair.mutants import CorpusEntityCandidates, Job, MaskedLMCandidates
+from runner.tasks.ner.repair.relabel import (Params, Relabel, Relabeler, evaluate, repaired,
                                              same_format)
 from runner.types import Edit, FollowUp, Replacement
 from runner.tasks.ner.types import Prediction, Span
@@ -219,7 +219,7 @@ def test_fig6_through_location_and_relabeling():
             return {}
 
         def mutants(self, jobs):
-            from runner.tasks.ner.repair.relabel import Mutant
+            from runner.tasks.ner.repair.mutants import Mutant
             out = []
             for j in jobs:
                 e = j.text[j.start:j.end]

@@ -9,7 +9,8 @@ import pytest
 
 from runner.cli import main
 from runner.errors import ExitCode
-from runner.report.junit import build_junit, row_limit
+from runner.report.junit import build_junit
+from runner.report.verdict import row_status, verdict
 from runner.report.markdown import render_markdown
 from runner.report.thresholds import evaluate_thresholds
 from runner.report.writers import console_summary, relation_checks
@@ -148,7 +149,7 @@ def test_shipped_robustness_suite_is_valid_and_offline(capsys):
 
 def _results(rates):
     """A results dict (no run) with one row per (transformation, group, fail, pass)."""
-    from runner.engine import group_counts
+    from runner.tally import group_counts
 
     summary = []
     for t, group, fail, ok in rates:
@@ -195,9 +196,33 @@ def test_group_thresholds_decide_the_verdict():
         "group bias violation rate 30.0% exceeds the threshold 10.0%"]
     ok = _results([("upper", "robustness", 2, 8), ("names_nigerian", "bias", 0, 10)])
     assert ok["thresholds"]["status"] == "pass"
-    # a row is held to its group's limit (relation thresholds first, then groups, then overall)
-    assert row_limit(r, "MR2", "bias") == (0.1, "report.fail_on.groups.bias")
-    assert row_limit(r, "MR2", "research") == (0.0, "no threshold: any violation fails")
+    # a row is judged through the thresholds that cover it: its group's here; a research row
+    # is covered by none
+    rows = {row["transformation"]: row for row in r["summary"]}
+    assert row_status(r, rows["names_nigerian"])["status"] == "fail"
+    assert row_status(r, rows["names_nigerian"])["max"] == 0.1
+    assert row_status(r, rows["upper"])["status"] == "pass"
+    assert row_status(r, rows["entity_shuffle"])["status"] == "none"
+    assert verdict(r)["status"] == "fail" and verdict(r)["exit_code"] == 1
+
+
+def test_a_row_above_the_limit_in_a_group_that_passes_is_not_marked_failed():
+    """The group's threshold is on the group's rate: a row of it above the limit alone is not
+    shown as failed (no ❌, no red bar, no JUnit failure) while the group passes."""
+    from runner.report.charts import charts
+
+    r = _results([("upper", "robustness", 7, 13), ("typos_ocr", "robustness", 5, 15)])
+    assert r["groups"]["robustness"]["violation_rate"] == pytest.approx(0.3)
+    v = verdict(r)
+    assert v["status"] == "pass" and v["exit_code"] == 0
+    rows = {row["transformation"]: row for row in r["summary"]}
+    status = row_status(r, rows["upper"])
+    assert status["status"] == "pass" and "alone is above the limit" in status["why"]
+    md = render_markdown(r, [])
+    assert "✅ PASS" in md and "❌" not in md
+    root = build_junit(r, [])
+    assert root.get("failures") == "0" and root.get("errors") == "0"
+    assert 'class="row over"' not in str(charts(r)["rates"])
 
 
 def test_groups_in_console_markdown_junit_and_first_screen():
@@ -218,7 +243,12 @@ def test_groups_in_console_markdown_junit_and_first_screen():
     assert groups["robustness"].find("failure") is None
     props = {p.get("name"): p.get("value") for p in suite.find("properties")}
     assert float(props["group.bias.violation_rate"]) == pytest.approx(0.3)
-    assert suite.get("tests") == str(len(RATES) + 2) and suite.get("failures") == "3"
+    # the research row has no threshold: skipped, not failed; the bias row and the bias group fail
+    assert suite.get("tests") == str(len(RATES) + 2) and suite.get("failures") == "2"
+    research = [tc for tc in suite.findall("testcase") if tc.get("name") == "MR2"
+                and tc.get("classname") == "robust.entity_shuffle"][0]
+    assert "no threshold set" in research.find("skipped").get("message")
+    assert "| research | entity\\_shuffle | MR2 | 10 | 5 | 50.0% | — | no threshold |" in md
     scopes = {c["scope"]: c["status"] for c in relation_checks(r)}
     assert scopes["group bias"] == "fail" and scopes["group robustness"] == "pass"
 

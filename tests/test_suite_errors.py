@@ -305,15 +305,17 @@ def test_corpus_unknown_format_name(capsys, tmp_path):
     assert "corpus.format: expected one of" in err and "got 'csv'" in err
 
 
-# -- corpus contents (checked when a run starts, before any model loads) -------------------------
+# -- corpus contents (checked by validate, and when a run starts, before any model loads) ---------
 
 def corpus_error(capsys, tmp_path, corpus, corpus_name="c.txt", suite=BASE):
     path = write(tmp_path, suite.replace("c.txt", corpus_name), corpus=corpus,
                  corpus_name=corpus_name)
-    code, err = validate(capsys, path)
-    assert code == ExitCode.OK, err  # the suite itself is fine
+    code, validate_err = validate(capsys, path)
+    # validate reads the corpus with the run's reader: the same error
+    assert code == ExitCode.USAGE_ERROR, validate_err
     code, err = run(capsys, path, tmp_path)
     assert code == ExitCode.USAGE_ERROR, err
+    assert validate_err.strip() and validate_err.strip() in err
     assert "Traceback" not in err
     assert err.startswith("mtrun: error: ")
     assert not (tmp_path / "out" / "report.html").exists()

@@ -48,7 +48,8 @@ def _run(tmp_path, suite, out):
 
 def test_toy_task_runs_end_to_end(tmp_path):
     code, results = _run(tmp_path, _suite(tmp_path), "out")
-    assert code == ExitCode.OK  # no threshold: violations are reported, not failed on
+    # one source the system cannot read: above the default error limit (any source), exit 6
+    assert code == ExitCode.SYSTEM_ERRORS
     assert results["task"] == "toy"
     by = {(c["transformation"], c["source"]["text"]): c for c in results["cases"]}
     # the planted bug: "indeed" makes a negative review positive
@@ -77,13 +78,17 @@ def test_toy_task_runs_end_to_end(tmp_path):
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "The plot was not good" in html and "entities" not in html.lower().split("<body")[1]
     junit = ET.parse(out / "junit.xml").getroot()
-    failure = junit.find(".//testcase[@classname='toy_run.add_indeed']/failure")
-    assert failure is not None and "label NEG → POS" in failure.text
+    # no threshold: the row is not failed, its violations are shown in its output
+    assert junit.find(".//testcase[@classname='toy_run.add_indeed']/failure") is None
+    shown = junit.find(".//testcase[@classname='toy_run.add_indeed']/system-out")
+    assert "label NEG → POS" in shown.text
+    assert junit.find(".//testcase[@classname='toy_run.system']/error") is not None
     md = (out / "summary.md").read_text(encoding="utf-8")
     assert "label NEG → POS" in md
 
     # re-rendered from the saved results, without the task's code running anything
-    assert main(["report", str(out / "results.json"), "-o", str(tmp_path / "again"), "-q"]) == 0
+    assert main(["report", str(out / "results.json"), "-o", str(tmp_path / "again"),
+                 "-q"]) == ExitCode.SYSTEM_ERRORS
     assert (tmp_path / "again" / "report.html").read_text(encoding="utf-8").count("<tr id=") == 3
 
 
@@ -99,7 +104,8 @@ def test_toy_task_diff_and_resume(tmp_path, capsys):
     assert "The plot was not good" in (tmp_path / "new" / "diff.html").read_text(encoding="utf-8")
 
     # --resume of a finished run repeats nothing and gives the same cases
-    assert main([str(_suite(tmp_path)), "-o", str(tmp_path / "old"), "-q", "--resume"]) == 0
+    assert main([str(_suite(tmp_path)), "-o", str(tmp_path / "old"), "-q",
+                 "--resume"]) == ExitCode.SYSTEM_ERRORS  # the source the system cannot read
     again = json.loads((tmp_path / "old" / "results.json").read_text(encoding="utf-8"))
     assert again["cases"] == before["cases"]
 

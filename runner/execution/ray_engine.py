@@ -17,7 +17,10 @@ the local engine would give it.
 
 Failures. A worker that dies (its process or node lost, ``ray.kill``) takes its unfinished
 batches with it; they are run again on a new worker. Nothing is recorded before its batch's
-turn in corpus order, and each batch is recorded once.
+turn in corpus order, and each batch is recorded once. A worker that dies while it builds its
+models is replaced the same way (its constructor failing is an installation problem: exit 4).
+No wait is silent: a cluster left without a live node that can hold a worker, or a worker that
+does not start in time, ends the run with a clear error (runner/execution/liveness.py).
 """
 from __future__ import annotations
 
@@ -29,7 +32,9 @@ from types import SimpleNamespace
 from typing import Any, Iterator
 
 from runner.engine import Engine
+from runner.steps import Decided, Tally
 from runner.errors import ModelNotAvailable, MtrunError
+from runner.execution.liveness import POLL_S, ClusterLost, Watch, capacity, start_timeout
 from runner.execution.worker import (BatchWorker, Gateway, _ray_get, add_stats, forwarded_env,
                                      sut_is_remote, unwrap)
 
@@ -127,8 +132,26 @@ class RayEngine(Engine):
         self.log(f"starting {self.n_workers} Ray worker(s): {self.cpus_per_worker:g} CPU, "
                  f"{self.gpus_per_worker:g} GPU each")
         self.workers = [self._spawn() for _ in range(self.n_workers)]
-        infos = [self._build_worker(w) for w in self.workers]
+        infos = [self._start(slot) for slot in range(self.n_workers)]
         self._adopt(infos[0])
+
+    def _start(self, slot: int) -> dict[str, Any]:
+        """The worker in ``slot`` built; one that dies while building (killed, its node lost) is
+        replaced, as a worker that dies later is."""
+        while True:
+            info = self._build_worker(self.workers[slot])
+            if info is not None:
+                return info
+            self._count_death("while starting")
+            self.workers[slot] = self._spawn()
+
+    def _count_death(self, when: str) -> None:
+        self.worker_deaths += 1
+        if self.worker_deaths > MAX_WORKER_DEATHS * self.n_workers:
+            raise ClusterLost(f"execution: {self.worker_deaths} Ray workers died; the last "
+                              "batches could not be processed (see the Ray logs, "
+                              "/tmp/ray/session_latest/logs)")
+        self.log(f"a Ray worker died {when}; a new worker takes its place")
 
     def _connect(self, ray: Any) -> None:
         if ray.is_initialized():
@@ -177,12 +200,34 @@ class RayEngine(Engine):
             max_concurrency=1,
         ).remote(suite, self.use_cache, self.gateway, self.remote_sut)
 
-    def _build_worker(self, worker: Any) -> dict[str, Any]:
+    def _build_worker(self, worker: Any) -> dict[str, Any] | None:
+        """What the worker reports once built; None when it died while building (killed, its node
+        lost: it is replaced). Its constructor failing (mtrun or an extra missing on the node) is
+        an installation error; no live node to hold it, or no start in time, ends the run."""
         import ray
 
+        ref = worker.build.remote()
+        started = time.monotonic()
+        limit = start_timeout()
+        watch = Watch(ray, self.cpus_per_worker, self.gpus_per_worker, time.monotonic)
+        while True:
+            ready, _ = ray.wait([ref], num_returns=1, timeout=POLL_S)
+            if ready:
+                break
+            if self.stop_requested:
+                raise KeyboardInterrupt
+            watch.check("a worker starts")
+            if time.monotonic() - started > limit:
+                ray.kill(worker)
+                raise ClusterLost(f"execution: a Ray worker did not start within {limit:g} s "
+                                  "(MTRUN_RAY_WORKER_START_S): the cluster cannot place it or "
+                                  "its models do not load; see the Ray logs, "
+                                  "/tmp/ray/session_latest/logs")
         try:
-            return _ray_get(worker.build.remote())
+            return _ray_get(ref)
         except ray.exceptions.RayActorError as exc:
+            if not getattr(exc, "actor_init_failed", False):
+                return None
             detail = str(unwrap(exc)).strip().splitlines()
             raise MtrunError("execution: a Ray worker could not start; mtrun and the suite's "
                              "extras must be installed, in the same version, on every node "
@@ -234,7 +279,7 @@ class RayEngine(Engine):
         deaths = f", {self.worker_deaths} restarted" if self.worker_deaths else ""
         return f"ray: {alive} worker(s){deaths}{rate}"
 
-    def _execute(self, batches: Iterator[list[Any]]) -> Iterator[tuple[list[Any], tuple]]:
+    def _execute(self, batches: Iterator[list[Any]]) -> Iterator[Decided]:
         import ray
 
         pool = self._pool
@@ -255,6 +300,7 @@ class RayEngine(Engine):
         deltas: dict[int, list[dict[str, Any]]] = {}
         next_read = next_record = 0
         self._rate.append((time.time(), self.sources_done))
+        watch = Watch(ray, self.cpus_per_worker, self.gpus_per_worker, time.monotonic)
 
         def load(slot: int) -> int:
             return sum(1 for k, s in owner.items() if s == slot and k not in done)
@@ -271,18 +317,13 @@ class RayEngine(Engine):
 
         def lost(slot: int) -> None:
             """A worker died: its batches go to a new worker."""
-            self.worker_deaths += 1
-            if self.worker_deaths > MAX_WORKER_DEATHS * self.n_workers:
-                raise MtrunError(f"execution: {self.worker_deaths} Ray workers died; the last "
-                                 "batches could not be processed (see the Ray logs, "
-                                 "/tmp/ray/session_latest/logs)")
-            self.log("a Ray worker died; its batches run again on a new worker")
+            self._count_death("(its batches run again on the new one)")
             for ref, (_, _, s) in list(refs.items()):
                 if s == slot:
                     del refs[ref]
-            replacement = self._spawn()
-            self._build_worker(replacement)
-            self.workers[slot] = replacement
+            self.workers[slot] = self._spawn()
+            self._start(slot)
+            replacement = self.workers[slot]
             for k in sorted(k for k, s in owner.items() if s == slot and k not in done):
                 judged.discard(k)
                 for delta in deltas.pop(k, []):    # calls made for nothing, counted all the same
@@ -305,7 +346,6 @@ class RayEngine(Engine):
             if next_record in done:
                 k = next_record
                 (cases, counts, per_t, funnel, stats) = done.pop(k)
-                self._batch_funnel = funnel
                 # the analyzer's state as the local engine leaves it before the checkpoint
                 if stats is not None:
                     self.analyzer.pending = stats
@@ -317,14 +357,18 @@ class RayEngine(Engine):
                 owner.pop(k)
                 pool_state.pop(k, None)
                 next_record += 1
-                yield batch, (cases, counts, per_t)
+                yield Decided(batch, cases, Tally(counts, per_t), funnel, {})
                 self._rate.append((time.time(), self.sources_done))
                 continue
             if not refs:
                 if exhausted or self.stop_requested:
                     return
                 raise RuntimeError("ray engine: nothing in flight and nothing to record")
-            ready, _ = ray.wait(list(refs), num_returns=1)
+            ready, _ = ray.wait(list(refs), num_returns=1, timeout=POLL_S)
+            if not ready:
+                # no answer yet: a batch is slow, or the cluster lost the nodes of its workers
+                watch.check("batches are in flight")
+                continue
             step, k, slot = refs.pop(ready[0])
             try:
                 result = _ray_get(ready[0])
@@ -372,7 +416,8 @@ class RayEngine(Engine):
         self.workers = [None] * len(self.workers)
         if self.gateway is not None:
             try:
-                ray.get(self.gateway.close.remote(), timeout=30)
+                if capacity(ray, 0, 0):     # no live node: nothing to close, no wait
+                    ray.get(self.gateway.close.remote(), timeout=30)
             except Exception:  # noqa: BLE001 — closing the cache file is best effort
                 pass
             ray.kill(self.gateway)

@@ -13,7 +13,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Sequence
 
-from runner.engine import Engine, open_cache
+from runner.building import open_cache
+from runner.engine import Engine
 
 # sut.stats() keys that are a state, not a running count: the newest value stands.
 ABSOLUTE = frozenset({"path", "persistent_entries", "persistent_writes"})
@@ -107,7 +108,7 @@ class Gateway:
                  env: dict[str, str] | None = None) -> None:
         import os
 
-        from runner.engine import build_sut
+        from runner.building import build_sut
 
         os.environ.update(env or {})
         self.sut = build_sut(suite) if remote_sut else None
@@ -274,9 +275,10 @@ class BatchWorker:
         """Batch ``k`` up to its verdicts; kept here for :meth:`finish`. Returns the source
         predictions (the driver grows the candidate pool from them, in corpus order)."""
         before = self.engine.sut.stats()
-        cases, counts, per_t, predictions = self.engine._judge_batch(batch)
-        self.judged[k] = (batch, cases, counts, per_t, self.engine._batch_funnel)
-        return k, predictions, stats_delta(self.engine.sut.stats(), before)
+        judged = self.engine.judge_batch(batch)
+        self.judged[k] = (batch, judged.cases, judged.tally.counts,
+                          judged.tally.per_transformation, judged.funnel)
+        return k, judged.predictions, stats_delta(self.engine.sut.stats(), before)
 
     def finish(self, k: int, pool: tuple[dict[str, int], dict[str, list]] | None) -> tuple:
         """Violation analysis of batch ``k`` with the candidate pool ``pool`` as the local engine

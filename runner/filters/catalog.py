@@ -37,11 +37,14 @@ def add_filters(FILTERS: Registry) -> None:
                 "description": "One number, or per transformation type (key 'default' for "
                                "the rest).",
             },
-            "scorer": {"enum": ["causal_lm", "pll", "wordfreq"], "default": "causal_lm",
-                       "description": "causal_lm: perplexity of a left-to-right LM; pll: masked-LM "
+            "scorer": {"enum": ["causal_lm", "lm", "pll", "wordfreq"], "default": "causal_lm",
+                       "description": "causal_lm: perplexity of a left-to-right LM; lm: the "
+                                      "language-model layer (a causal LM's perplexity, a masked "
+                                      "LM's pseudo-log-likelihood); pll: masked-LM "
                                       "pseudo-log-likelihood; wordfreq: unigram word frequencies."},
             "model": {"type": ["string", "null"], "default": None,
-                      "description": "The scorer's model (null: gpt2, bert-base-cased, en)."},
+                      "description": "The scorer's model (null: gpt2, smollm2 — the embedded "
+                                     "SmolLM2-135M —, bert-base-cased, en)."},
             "applies_to": {"type": ["array", "null"], "items": {"type": "string"}, "default": None,
                            "description": "Transformations judged (null: all)."},
             "batch_size": _MODEL_BATCH, "fp16": _FP16,

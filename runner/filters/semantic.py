@@ -16,14 +16,7 @@ from runner.types import FollowUp
 def replaced_ranges(follow_up: FollowUp) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     """(source range, follow-up range) of every replacement that changed text and has characters
     on both sides (an insertion or a deletion has no counterpart to compare)."""
-    edit = follow_up.edit
-    out, delta = [], 0
-    for r in edit.replacements:
-        ns = r.start + delta
-        if edit.source[r.start:r.end] != r.new and r.end > r.start and r.new:
-            out.append(((r.start, r.end), (ns, ns + len(r.new))))
-        delta += len(r.new) - (r.end - r.start)
-    return out
+    return follow_up.edit.replaced_pairs()
 
 
 class SemanticFilter(Filter):

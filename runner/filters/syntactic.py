@@ -4,7 +4,8 @@ transformation type with ``default`` for the rest; paper: 0.02 structural / 0.01
 Flair-CoNLL, 0 for the other systems).
 
 The score is the mean log-probability per token of a language model (AEON's SynEval uses the
-perplexity of a pretrained LM): ``causal_lm`` (e.g. gpt2), ``pll`` (a masked LM's
+perplexity of a pretrained LM): ``causal_lm`` (e.g. gpt2), ``lm`` (the language-model layer,
+default the embedded SmolLM2-135M), ``pll`` (a masked LM's
 pseudo-log-likelihood) or ``wordfreq`` (unigram word frequencies, order-blind) — see
 :mod:`runner.models.scorers`. Sources are scored once however many follow-ups they have.
 """
@@ -15,7 +16,8 @@ from typing import Any, Mapping, Sequence
 from runner.filters.base import Filter
 from runner.types import FollowUp
 
-DEFAULT_SCORER_MODEL = {"causal_lm": "gpt2", "pll": "bert-base-cased", "wordfreq": "en"}
+DEFAULT_SCORER_MODEL = {"causal_lm": "gpt2", "lm": "smollm2", "pll": "bert-base-cased",
+                        "wordfreq": "en"}
 
 
 class SyntacticFilter(Filter):
@@ -47,7 +49,8 @@ class SyntacticFilter(Filter):
         return float(self.thresholds.get(transformation, self.default_threshold))
 
     def models(self) -> list[dict[str, Any]]:
-        return [self.scorer.describe()]
+        # (a language model shared with a candidate source says what it does here)
+        return [{**self.scorer.describe(), "role": "scorer"}]
 
     def _score_texts(self, texts: Sequence[str]) -> dict[str, float]:
         todo = [t for t in dict.fromkeys(texts) if t not in self._cache]

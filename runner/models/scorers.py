@@ -5,8 +5,10 @@ every backend: the mean log-probability per token (natural log), so that
 ε = score(s) − score(s′) is the drop in average log-likelihood (the log of the perplexity
 ratio, per token) that the follow-up costs.
 
-- ``causal_lm``: a left-to-right LM (e.g. ``gpt2``): mean log p(token | previous tokens); the
-  log of 1/perplexity, as in AEON.
+- ``causal_lm`` / ``lm``: a left-to-right LM (e.g. ``gpt2``, the embedded SmolLM2): mean
+  log p(token | start, previous tokens); the log of 1/perplexity, as in AEON. It is the
+  language-model layer's :class:`~runner.models.lm.CausalLM` (``lm`` with a masked LM's name
+  scores by pseudo-log-likelihood, as ``pll``).
 - ``pll``: a masked LM's pseudo-log-likelihood (every token masked in turn; all the masked copies
   go through the model in batches).
 - ``wordfreq``: a unigram model from the ``wordfreq`` package's English word frequencies:
@@ -19,53 +21,9 @@ import math
 import re
 from typing import Any, Sequence
 
+from runner.models.lm import CausalLM as CausalLMScorer  # noqa: F401  (the layer's causal LM)
+from runner.models.loading import FALLBACKS
 from runner.models.mlm import MaskedLM, _order_by_length
-
-
-class CausalLMScorer:
-    role = "scorer"
-    kind = "causal_lm"
-
-    def __init__(self, tokenizer: Any, model: Any, *, name: str, device: str, dtype: str,
-                 where: str, batch_size: int = 32, max_length: int = 256) -> None:
-        self.tokenizer, self.model, self.name = tokenizer, model, name
-        self.device, self.dtype, self.where = device, dtype, where
-        self.batch_size, self.max_length = batch_size, max_length
-        self.forward_passes = 0
-        t = tokenizer
-        # The first real token is predicted from a start symbol (GPT-2 uses its eos for that).
-        self.start_id = next(i for i in (t.bos_token_id, t.eos_token_id, t.cls_token_id, 0)
-                             if i is not None)
-
-    def describe(self) -> dict[str, Any]:
-        return {"role": self.role, "backend": f"causal_lm:{type(self.model).__name__}",
-                "name": self.name, "device": self.device, "dtype": self.dtype,
-                "source": self.where, "batch_size": self.batch_size}
-
-    def score(self, texts: Sequence[str]) -> list[float]:
-        import torch
-
-        rows = [[self.start_id] + self.tokenizer(t, add_special_tokens=False, truncation=True,
-                                                 max_length=self.max_length - 1)["input_ids"]
-                for t in texts]
-        out = [0.0] * len(texts)
-        for chunk in _order_by_length([len(r) for r in rows], self.batch_size):
-            width = max(len(rows[i]) for i in chunk)
-            ids = torch.zeros((len(chunk), width), dtype=torch.long)
-            att = torch.zeros((len(chunk), width), dtype=torch.long)
-            for j, i in enumerate(chunk):
-                ids[j, :len(rows[i])] = torch.tensor(rows[i])
-                att[j, :len(rows[i])] = 1
-            ids, att = ids.to(self.device), att.to(self.device)
-            with torch.inference_mode():
-                logits = self.model(input_ids=ids, attention_mask=att).logits.float()
-            self.forward_passes += 1
-            logp = logits[:, :-1].log_softmax(-1).gather(2, ids[:, 1:, None])[..., 0]
-            m = att[:, 1:].float()
-            per_text = ((logp * m).sum(1) / m.sum(1).clamp(min=1)).tolist()
-            for j, i in enumerate(chunk):
-                out[i] = per_text[j]
-        return out
 
 
 class PLLScorer:
@@ -81,8 +39,6 @@ class PLLScorer:
         return self.mlm.forward_passes
 
     def describe(self) -> dict[str, Any]:
-        from runner.models.runtime import FALLBACKS
-
         d = {**self.mlm.describe(), "role": self.role,
              "backend": f"pll:{self.mlm.model_class}"}
         why = FALLBACKS.get(("pll", self.name))

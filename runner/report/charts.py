@@ -31,8 +31,9 @@ def _clip(label: str, n: int = 30) -> str:
 
 def rate_chart(rows: Sequence[dict[str, Any]], title: str) -> Markup:
     """One bar per row: ``{"label", "rate" (0..1 or None), "max" (threshold or None), "note"}``.
-    The bar is red when the rate exceeds its threshold, grey when nothing was judged; a dashed
-    line marks the threshold."""
+    The bar is red when the rate exceeds its threshold (``over``, when given, decides: a row held to
+    an aggregate threshold is red only when that threshold failed), grey when nothing was judged;
+    a dashed line marks the threshold."""
     height = ROW_H * len(rows) + 24
     body = [f'<line x1="{LABEL_W}" y1="0" x2="{LABEL_W}" y2="{height - 20}" class="axis"/>']
     for tick in (0, 0.25, 0.5, 0.75, 1.0):
@@ -42,7 +43,8 @@ def rate_chart(rows: Sequence[dict[str, Any]], title: str) -> Markup:
     for i, row in enumerate(rows):
         y = i * ROW_H
         rate, limit = row.get("rate"), row.get("max")
-        over = rate is not None and limit is not None and rate > limit
+        over = row["over"] if "over" in row else (
+            rate is not None and limit is not None and rate > limit)
         cls = "none" if rate is None else ("over" if over else ("ok" if limit is not None else "plain"))
         w = 0 if rate is None else max(1.5, min(rate, 1.0) * BAR_W)
         value = "no judged case" if rate is None else f"{rate:.1%}"
@@ -101,26 +103,22 @@ def funnel_rows(funnel: dict[str, Any]) -> list[tuple[str, list[tuple[str, int]]
 def charts(results: dict[str, Any], task: Any = None) -> dict[str, Any]:
     """Every chart of the first screen, as markup (None when there is nothing to draw); the
     task's own charts (NER: error categories) in ``task``, as (title, chart) pairs."""
-    fail_on = results["suite"]["filled"]["report"].get("fail_on", {}) or {}
-    per_rel = fail_on.get("relations") or {}
-    overall_max = fail_on.get("max_violation_rate")
-    per_group = fail_on.get("groups") or {}
+    from runner.report.verdict import checks_of, row_status
 
-    def limit(s: dict[str, Any]) -> tuple[float | None, str]:
-        # the limit a row is held to: its relation's threshold, else its group's, else the
-        # overall one (as in junit.xml)
-        if per_rel.get(s["relation"]) is not None:
-            return per_rel[s["relation"]], "max"
-        if per_group.get(s.get("group")) is not None:
-            return per_group[s["group"]], f"{s['group']} max"
-        return overall_max, "overall max"
+    checks = checks_of(results)["checks"]
 
     label = getattr(task, "rate_label", None) or (
         lambda s: f"{s['transformation']} · {s['relation']}")
-    rows = [{"label": label(s), "rate": s["violation_rate"],
-             "max": limit(s)[0], "limit_name": limit(s)[1],
-             "note": f"{s['fail']} violations of {s['pass'] + s['fail']} judged"}
-            for s in results.get("summary", [])]
+
+    def row(s: dict[str, Any]) -> dict[str, Any]:
+        # the row is drawn against the threshold that covers it (overall, its relation's, its
+        # group's) and red only when that threshold failed (runner/report/verdict.py)
+        rs = row_status(results, s, checks)
+        return {"label": label(s), "rate": s["violation_rate"],
+                "max": rs["max"], "limit_name": rs["limit_name"], "over": rs["status"] == "fail",
+                "note": f"{s['fail']} violations of {s['pass'] + s['fail']} judged; {rs['why']}"}
+
+    rows = [row(s) for s in results.get("summary", [])]
     out: dict[str, Any] = {
         "rates": rate_chart(rows, "Violation rate per transformation and relation") if rows else None,
         "task": task.charts(results) if task is not None else [], "funnel": [],

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from runner.report.display import visible_text
-from runner.report.writers import TEMPLATES_DIR  # noqa: F401 (the template lives there)
 
 Key = tuple[str, ...]
 
@@ -89,39 +88,8 @@ def compare(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
         "new_violations": new_violations, "fixed": fixed, "still_failing": still,
         "matched": len(set(a_cases) & set(b_cases)),
         "only_old": len(set(a_cases) - set(b_cases)), "only_new": len(set(b_cases) - set(a_cases)),
-        **({"attacks": compare_attacks(old, new)} if old.get("attacks") or new.get("attacks")
-           else {}),
+        **task.compare_runs(old, new),
     }
-
-
-def _attack_records(results: dict[str, Any]) -> dict[tuple, dict[str, Any]]:
-    """Attack records by (sentence, attack, entity span and type): the same attacked entity in
-    both runs."""
-    return {(r["text"], r["attack"], r["entity"]["start"], r["entity"]["end"],
-             r["entity"]["label"]): r
-            for r in (results.get("attacks") or {}).get("records", [])}
-
-
-def compare_attacks(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
-    """Success rates per attack side by side; entities the new run fools and the old did not
-    (*new successes*), and the reverse (*resisted*)."""
-    sa = (old.get("attacks") or {}).get("summary", {})
-    sb = (new.get("attacks") or {}).get("summary", {})
-    rows = []
-    for name in list(sa) + [n for n in sb if n not in sa]:
-        a, b = sa.get(name), sb.get(name)
-        rows.append({"attack": name,
-                     "old": a and {"success": a["success"], "attacked": a["attacked"],
-                                   "rate": a["success_rate"]},
-                     "new": b and {"success": b["success"], "attacked": b["attacked"],
-                                   "rate": b["success_rate"]},
-                     "delta": _delta(a and a["success_rate"], b and b["success_rate"])})
-    ra, rb = _attack_records(old), _attack_records(new)
-    new_succ = [r for k, r in rb.items() if r["outcome"] == "success"
-                and (k not in ra or ra[k]["outcome"] != "success")]
-    resisted = [r for k, r in ra.items() if r["outcome"] == "success"
-                and k in rb and rb[k]["outcome"] != "success"]
-    return {"rows": rows, "new_successes": new_succ, "resisted": resisted}
 
 
 def _state(case: dict[str, Any] | None) -> str:
@@ -156,9 +124,6 @@ def console_diff(d: dict[str, Any], examples: int = 10) -> str:
     def cells(x: dict[str, Any] | None) -> list[Any]:
         return ["–", "–"] if x is None else [f"{x['fail']}/{x['judged']}", _pct(x["rate"])]
 
-    def acells(x: dict[str, Any] | None) -> list[Any]:
-        return ["–", "–"] if x is None else [f"{x['success']}/{x['attacked']}", _pct(x["rate"])]
-
     table = [[r["transformation"], r["relation"], *cells(r["old"]), *cells(r["new"]), _pp(r["delta"])]
              for r in d["rows"]]
     table += [["all", rel["relation"], *cells(rel["old"]), *cells(rel["new"]), _pp(rel["delta"])]
@@ -172,14 +137,7 @@ def console_diff(d: dict[str, Any], examples: int = 10) -> str:
            f"{len(d['new_violations'])} new violation(s), {len(d['fixed'])} fixed, "
            f"{d['still_failing']} still failing; {d['matched']} cases in both runs, "
            f"{d['only_old']} only in the old one, {d['only_new']} only in the new one"]
-    if d.get("attacks"):
-        at = d["attacks"]
-        out += ["", tabulate([[r["attack"], *acells(r["old"]), *acells(r["new"]), _pp(r["delta"])]
-                              for r in at["rows"]],
-                             headers=["attack", "old successes", "old rate", "new successes",
-                                      "new rate", "change"], tablefmt="simple"),
-                f"{len(at['new_successes'])} entity(ies) fooled only in the new run, "
-                f"{len(at['resisted'])} fooled only in the old one"]
+    out += d["task"].diff_lines(d, markdown=False)
     for title, items, state in (("new violations", d["new_violations"], "before"),
                                 ("fixed", d["fixed"], "after")):
         if items:
@@ -239,17 +197,7 @@ def markdown_diff(d: dict[str, Any], examples: int = 10) -> str:
                      f"{cells(r['old'])} | {cells(r['new'])} | {_pp(r['delta'])} |")
     lines.append(f"| **all** | **all** | {cells(d['overall']['old'])} | {cells(d['overall']['new'])} "
                  f"| {_pp(d['overall']['delta'])} |")
-    if d.get("attacks"):
-        def acell(x: dict[str, Any] | None) -> str:
-            return "– | –" if x is None else f"{x['success']}/{x['attacked']} | {_pct(x['rate'])}"
-
-        at = d["attacks"]
-        lines += ["", "| attack | old successes | old rate | new successes | new rate | change |",
-                  "|---|--:|--:|--:|--:|--:|"]
-        lines += [f"| {md_text(r['attack'])} | {acell(r['old'])} | {acell(r['new'])} | "
-                  f"{_pp(r['delta'])} |" for r in at["rows"]]
-        lines += ["", f"{len(at['new_successes'])} entity(ies) fooled only in the new run, "
-                      f"{len(at['resisted'])} fooled only in the old one"]
+    lines += d["task"].diff_lines(d, markdown=True)
     for title, items, state in (("New violations", d["new_violations"], "before"),
                                 ("Fixed", d["fixed"], "after")):
         if items:

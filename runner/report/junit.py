@@ -1,10 +1,17 @@
 """JUnit XML for CI servers: ``testsuites/testsuite/testcase/failure``.
 
+Shows the run's verdict (runner/report/verdict.py), as every output does: ``errors`` > 0 exactly
+when it is ERROR (the system under test could not answer: one ``system/answers`` test case with an
+``error``); ``failures`` > 0 exactly when a threshold is exceeded (the verdict FAIL, unless the
+system's errors come first). The verdict and its exit code are the properties ``verdict`` and
+``verdict.exit_code`` and the suite's ``system-out``.
+
 One ``testcase`` per transformation × relation (classname = the transformation, name = the
-relation). A test case fails when its violation rate exceeds the limit that applies to it: the
-relation's threshold in ``report.fail_on.relations``, else ``report.fail_on.max_violation_rate``,
-else 0 (any violation fails it). The failure carries the first violations as examples. A row with
-no judged case is ``skipped``; cases the system could not answer are counted in ``system-out``.
+relation): failed when a threshold that covers it (overall, its relation's, its group's) failed and
+its own rate is above that limit; ``skipped`` when no threshold covers it ("no threshold set") or
+nothing was judged. The failure carries the first violations as examples. Then one test case per
+threshold of ``report.fail_on`` (``thresholds/overall``, ``thresholds/<relation>``,
+``groups/<group>``) and one per attack.
 """
 from __future__ import annotations
 
@@ -27,22 +34,6 @@ def xml_text(value: Any) -> str:
     return _NOT_XML.sub("\ufffd", str(value))
 
 
-def row_limit(results: dict[str, Any], relation: str,
-              group: str | None = None) -> tuple[float, str]:
-    """The limit a transformation × relation row is held to: its relation's threshold, else its
-    group's (robustness, bias...), else the overall one, else 0."""
-    fail_on = results["suite"]["filled"]["report"].get("fail_on", {}) or {}
-    per_rel = fail_on.get("relations") or {}
-    per_group = fail_on.get("groups") or {}
-    if per_rel.get(relation) is not None:
-        return float(per_rel[relation]), f"report.fail_on.relations.{relation}"
-    if group is not None and per_group.get(group) is not None:
-        return float(per_group[group]), f"report.fail_on.groups.{group}"
-    if fail_on.get("max_violation_rate") is not None:
-        return float(fail_on["max_violation_rate"]), "report.fail_on.max_violation_rate"
-    return 0.0, "no threshold: any violation fails"
-
-
 def describe_example(case: dict[str, Any], task: Any = None) -> str:
     """One violation as plain text; untrusted text with hidden characters shown as markers."""
     if task is None:
@@ -59,11 +50,18 @@ def describe_example(case: dict[str, Any], task: Any = None) -> str:
 
 
 def build_junit(results: dict[str, Any], cases: CaseSource) -> ET.Element:
+    from runner.report.verdict import row_status, verdict_of
     from runner.tasks import task_of_results
 
     task = task_of_results(results)
+    v = verdict_of(results)
     examples: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    error_reasons: list[str] = []    # the first distinct reasons the system could not answer
     for case in cases_of(cases):
+        if case["verdict"]["outcome"] == "error":
+            reason = visible_text(case["verdict"].get("reason", ""))
+            if reason not in error_reasons and len(error_reasons) < EXAMPLES_PER_CASE:
+                error_reasons.append(reason)
         if case["verdict"]["outcome"] == "fail" and not is_false_alarm(case):
             bucket = examples.setdefault((case["transformation"], case["relation"]), [])
             if len(bucket) < EXAMPLES_PER_CASE:
@@ -82,25 +80,58 @@ def build_junit(results: dict[str, Any], cases: CaseSource) -> ET.Element:
                         ("seed", results["run"].get("seed")),
                         ("run.status", results["run"].get("status")),
                         ("overall.violation_rate", results["overall"].get("violation_rate")),
-                        ("thresholds.status", results["thresholds"].get("status"))):
+                        ("thresholds.status", results["thresholds"].get("status")),
+                        ("verdict", v["label"]), ("verdict.exit_code", v["exit_code"])):
         ET.SubElement(props, "property", name=name, value=xml_text("" if value is None else value))
-    n_fail = n_skip = 0
+    n_tests = n_fail = n_skip = n_error = 0
+
+    def testcase(classname: str, name: str, seconds: float = 0.0) -> ET.Element:
+        nonlocal n_tests
+        n_tests += 1
+        return ET.SubElement(suite, "testcase", classname=xml_text(f"{suite_name}.{classname}"),
+                             name=xml_text(name), time=f"{seconds:.3f}")
+
+    def skipped(tc: ET.Element, message: str) -> None:
+        nonlocal n_skip
+        n_skip += 1
+        ET.SubElement(tc, "skipped", message=xml_text(message))
+
+    # The system under test: an error when it could not answer beyond report.fail_on's limits.
+    o = results["overall"]
+    e = v["errors"]
+    if v["status"] == "error" or o.get("error"):
+        tc = testcase("system", "answers")
+        max_rate = "no limit" if e["max_error_rate"] is None else f"{e['max_error_rate']:.1%}"
+        max_sources = "no limit" if e["max_source_errors"] is None else e["max_source_errors"]
+        summary = (f"the system could not answer {e['sources']} source(s) and {e['follow_ups']} of "
+                   f"{e['follow_up_cases']} follow-up case(s); limits: {max_sources} source(s), "
+                   f"{max_rate} of the follow-ups (report.fail_on.max_source_errors, "
+                   "max_error_rate)")
+        if v["status"] == "error":
+            n_error += 1
+            ET.SubElement(tc, "error", message=xml_text("; ".join(v["reasons"])),
+                          type="SystemUnderTestError").text = xml_text(
+                v["headline"] + "\n" + "\n".join(v["reasons"]) + "\n" + summary + "\n"
+                + "".join(f"\n{reason}" for reason in error_reasons) + "\n")
+        ET.SubElement(tc, "system-out").text = xml_text(summary)
+    # One test case per transformation × relation: failed when a threshold covering it failed
+    # and its rate is above that threshold's limit (runner/report/verdict.py).
     for row in rows:
         t, rel = row["transformation"], row["relation"]
         judged = row["pass"] + row["fail"]
-        tc = ET.SubElement(suite, "testcase", classname=xml_text(f"{suite_name}.{t}"),
-                           name=xml_text(rel),
-                           time=f"{duration * row['cases'] / max(results['overall']['cases'], 1):.3f}")
+        tc = testcase(t, rel, duration * row["cases"] / max(o["cases"], 1))
         rate = row["violation_rate"]
-        limit, why = row_limit(results, rel, row.get("group"))
-        if rate is None:
-            n_skip += 1
-            ET.SubElement(tc, "skipped", message=f"no judged case ({row['skip']} skipped, "
-                                                 f"{row['error']} errors)")
-        elif rate > limit:
+        rs = row_status(results, row, v["checks"])
+        limit = "none" if rs["max"] is None else f"{rs['max']:.1%}"
+        if rs["status"] == "unjudged":
+            skipped(tc, f"no judged case ({row['skip']} skipped, {row['error']} errors)")
+        elif rs["status"] == "none":
+            skipped(tc, "no threshold set for this row (report.fail_on): "
+                        f"{row['fail']} violation(s) of {judged} reported, not judged")
+        elif rs["status"] == "fail":
             n_fail += 1
-            message = (f"{t} × {rel}: violation rate {rate:.1%} ({row['fail']} of {judged}) exceeds "
-                       f"{limit:.1%} ({why})")
+            message = (f"{t} × {rel}: violation rate {rate:.1%} ({row['fail']} of {judged}); "
+                       f"{rs['why']}")
             failure = ET.SubElement(tc, "failure", message=xml_text(message),
                                     type="MetamorphicRelationViolation")
             shown = examples.get((t, rel), [])
@@ -111,71 +142,55 @@ def build_junit(results: dict[str, Any], cases: CaseSource) -> ET.Element:
         out.text = xml_text(f"sources {row['sources']}, applicable {row['applicable_sources']}, "
                             f"follow-ups {row['follow_ups']}, pass {row['pass']}, "
                             f"violations {row['fail']}, skip {row['skip']}, error {row['error']}, "
-                            f"rate {'–' if rate is None else f'{rate:.1%}'}, limit {limit:.1%} ({why})")
-    # One test case per group of transformations that has a threshold (report.fail_on.groups).
-    n_groups = 0
-    fail_on_groups = (results["suite"]["filled"]["report"].get("fail_on") or {}).get("groups") or {}
+                            f"rate {'–' if rate is None else f'{rate:.1%}'}, limit {limit} "
+                            f"({rs['why']})")
+        shown = examples.get((t, rel), [])
+        if shown and rs["status"] != "fail":   # violations not failed on: still shown
+            out.text += xml_text(f"\n\nFirst {len(shown)} of {row['fail']} violations:\n\n"
+                                 + "\n\n".join(describe_example(c, task) for c in shown) + "\n")
+    # One test case per threshold of report.fail_on (overall, relations, groups); the attacks'
+    # have their own below.
     for group, counts in sorted((results.get("groups") or {}).items()):
         ET.SubElement(props, "property", name=f"group.{group}.violation_rate",
                       value=xml_text("" if counts.get("violation_rate") is None
                                      else counts["violation_rate"]))
-        if fail_on_groups.get(group) is None:
+    groups = results.get("groups") or {}
+    for check in v["checks"]:
+        scope = check["scope"]
+        if scope.startswith("attack "):
             continue
-        n_groups += 1
-        limit, rate = float(fail_on_groups[group]), counts.get("violation_rate")
-        tc = ET.SubElement(suite, "testcase", classname=xml_text(f"{suite_name}.groups"),
-                           name=xml_text(group), time="0.000")
-        judged = counts["pass"] + counts["fail"]
-        summary = (f"group {group} ({', '.join(counts['transformations'])}): violation rate "
-                   f"{'–' if rate is None else f'{rate:.1%}'} ({counts['fail']} of {judged}), "
-                   f"limit {limit:.1%} (report.fail_on.groups.{group})")
+        if scope.startswith("group "):
+            group = scope.removeprefix("group ")
+            tc = testcase("groups", group)
+            counts = groups.get(group) or {"pass": 0, "fail": 0, "transformations": []}
+            where = f"report.fail_on.groups.{group}"
+            summary = f"group {group} ({', '.join(counts['transformations'])}): "
+        else:
+            tc = testcase("thresholds", scope)
+            counts = (o if scope == "overall" else
+                      (results.get("relations") or {}).get(scope) or {"pass": 0, "fail": 0})
+            where = ("report.fail_on.max_violation_rate" if scope == "overall"
+                     else f"report.fail_on.relations.{scope}")
+            summary = f"{scope}: "
+        rate = check["rate"]
+        summary += (f"violation rate {'–' if rate is None else f'{rate:.1%}'} ({counts['fail']} of "
+                    f"{counts['pass'] + counts['fail']}), limit {check['max']:.1%} ({where})")
         if rate is None:
-            n_skip += 1
-            ET.SubElement(tc, "skipped", message=xml_text(summary))
-        elif rate > limit:
+            skipped(tc, summary)
+        elif not check["passed"]:
             n_fail += 1
             ET.SubElement(tc, "failure", message=xml_text(summary),
                           type="MetamorphicRelationViolation").text = xml_text(summary)
         ET.SubElement(tc, "system-out").text = xml_text(summary)
-    n_tests = len(rows) + n_groups
-    from runner.report.attacks import attack_rows
-
-    fail_on = results["suite"]["filled"]["report"].get("fail_on", {}) or {}
-    records = (results.get("attacks") or {}).get("records") or []
-    for row in [r for r in attack_rows(results) if r["type"] == "all"]:
-        # One test case per attack; like a relation without a threshold, any success fails it.
-        n_tests += 1
-        name = row["attack"]
-        limit = fail_on.get("max_attack_success_rate")
-        why = "report.fail_on.max_attack_success_rate" if limit is not None else \
-            "no threshold: any successful attack fails"
-        limit = 0.0 if limit is None else float(limit)
-        tc = ET.SubElement(suite, "testcase", classname=xml_text(f"{suite_name}.attacks"),
-                           name=xml_text(name), time="0.000")
-        rate = row["success_rate"]
-        if rate is None:
-            n_skip += 1
-            ET.SubElement(tc, "skipped", message="no entity attacked")
-        elif rate > limit:
-            n_fail += 1
-            message = (f"attack {name}: success rate {rate:.1%} ({row['success']} of "
-                       f"{row['attacked']} entities) exceeds {limit:.1%} ({why})")
-            failure = ET.SubElement(tc, "failure", message=xml_text(message),
-                                    type="AdversarialAttackSuccess")
-            shown = [r for r in records if r["attack"] == name
-                     and r["outcome"] == "success"][:EXAMPLES_PER_CASE]
-            failure.text = xml_text(message + "\n\n" + "\n\n".join(
-                f"{r['id']}\n  original:    {r['text']}\n  adversarial: {r['adversarial']}\n"
-                f"  {r['entity']['text']!r}: {' '.join(r['labels_before'])} → "
-                f"{' '.join(r['labels_after'])}" for r in shown) + "\n")
-        out = ET.SubElement(tc, "system-out")
-        out.text = xml_text(f"attacked {row['attacked']}, success {row['success']}, partial "
-                            f"{row['partial']}, queries per entity {row['queries_per_entity']}, "
-                            f"limit {limit:.1%} ({why})")
+    # the task's own test cases (NER: one per attack)
+    added = task.junit_cases(results, suite, suite_name)
+    n_tests, n_fail, n_skip = n_tests + added[0], n_fail + added[1], n_skip + added[2]
+    ET.SubElement(suite, "system-out").text = xml_text(
+        "\n".join([v["headline"], *v["reasons"]]) + "\n")
     for el in (root, suite):
         el.set("tests", str(n_tests))
         el.set("failures", str(n_fail))
-        el.set("errors", "0")
+        el.set("errors", str(n_error))
         el.set("time", f"{duration:.3f}")
     suite.set("skipped", str(n_skip))  # testsuites has no such attribute in the Jenkins schema
     return root

@@ -15,11 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from runner.report.display import marker, runs
-from runner.report.junit import row_limit
+from runner.report.verdict import row_status, verdict_of
 from runner.report.triage import is_false_alarm
 from runner.report.writers import CaseSource, cases_of
 
 EXAMPLES = 5
+MARKS = {"interrupted": "⏸️", "failed": "⛔", "error": "⛔", "nothing": "⚪", "fail": "❌",
+         "pass": "✅", "no_threshold": "⚪"}
+# a row's result: a covering threshold failed / all held / none covers it / nothing judged
+ROW_MARKS = {"fail": "❌", "pass": "✅", "none": "no threshold", "unjudged": "–"}
 _HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;", "@": "&#64;"}
 _MD_PUNCT = re.compile(r"([\\`*_{}\[\]()#+\-.!|~=:$^])")
 
@@ -46,9 +50,10 @@ def _pct(v: float | None) -> str:
 
 def render_markdown(results: dict[str, Any], cases: CaseSource,
                     html_name: str | None = "report.html") -> str:
-    th = results["thresholds"]
+    v = verdict_of(results)
+    th = {"checks": v["checks"]}
     o = results["overall"]
-    status = "✅ PASS" if th["status"] == "pass" else "❌ FAIL"
+    status = f"{MARKS[v['status']]} {v['label']}"
     run = results["run"]
     sut = results.get("components", {}).get("sut", {})
     lines = [f"### mtrun · {md_text(results['suite']['name'])} · {status}", ""]
@@ -59,21 +64,27 @@ def render_markdown(results: dict[str, Any], cases: CaseSource,
               f"{run.get('sources_done')} sources · {o['follow_ups']} follow-ups · "
               f"**{o['fail']}** violations of {o['pass'] + o['fail']} judged "
               f"(**{_pct(o['violation_rate'])}**)", ""]
-    for reason in th.get("reasons", []):
-        lines.append(f"- ❌ {md_text(reason)}")
-    if th.get("reasons"):
+    lines += [f"**{md_text(v['headline'])}**", ""]
+    for reason in v["reasons"]:
+        lines.append(f"- {MARKS[v['status']]} {md_text(reason)}")
+    if v["reasons"]:
         lines.append("")
+    if o.get("error"):
+        e = v["errors"]
+        lines += [f"The system could not answer {e['sources']} source(s) and {e['follow_ups']} of "
+                  f"{e['follow_up_cases']} follow-up case(s) ({o['error']} test case(s) not "
+                  "judged: error).", ""]
     grouped = any(row.get("group", "research") != "research" for row in results.get("summary", []))
     lines += [("| group " if grouped else "") + "| transformation | relation | judged | violations | "
               "rate | limit | result |", ("|---" if grouped else "") + "|---|---|--:|--:|--:|--:|---|"]
     for row in results.get("summary", []):
-        limit, why = row_limit(results, row["relation"], row.get("group"))
+        rs = row_status(results, row, v["checks"])
         rate = row["violation_rate"]
-        result = "–" if rate is None else ("✅" if rate <= limit else "❌")
+        result = ROW_MARKS[rs["status"]]
         lines.append((f"| {md_text(row.get('group', 'research'))} " if grouped else "") +
                      f"| {md_text(row['transformation'])} | {md_text(row['relation'])} | "
                      f"{row['pass'] + row['fail']} | {row['fail']} | {_pct(rate)} | "
-                     f"{_pct(limit) if 'no threshold' not in why else '—'} | {result} |")
+                     f"{_pct(rs['max']) if rs['max'] is not None else '—'} | {result} |")
     groups = results.get("groups") or {}
     if grouped and groups:
         lines += ["", "| group | transformations | judged | violations | rate |",
@@ -81,34 +92,31 @@ def render_markdown(results: dict[str, Any], cases: CaseSource,
         for group, g in groups.items():
             lines.append(f"| {md_text(group)} | {md_text(', '.join(g['transformations']))} | "
                          f"{g['pass'] + g['fail']} | {g['fail']} | {_pct(g['violation_rate'])} |")
-    from runner.report.attacks import attack_rows, importance_used
+    from runner.tasks import task_of_results
 
-    rows = [r for r in attack_rows(results) if r["type"] == "all"]
-    if rows:
-        lines += ["", "| attack | entities | success | partial | words perturbed | "
-                      "median similarity | queries per entity | limit | result |",
-                  "|---|--:|--:|--:|--:|--:|--:|--:|---|"]
-        for r in rows:
-            result = {"pass": "✅", "fail": "❌"}.get(r["status"], "–")
-            wp = "–" if r["words_perturbed_pct"] is None else f"{r['words_perturbed_pct']}%"
-            ms = "–" if r["median_similarity"] is None else r["median_similarity"]
-            lines.append(f"| {md_text(r['attack'])} | {r['attacked']} | {_pct(r['success_rate'])} "
-                         f"| {_pct(r['partial_rate'])} | {wp} | {ms} | "
-                         f"{r['queries_per_entity']} | {_pct(r['limit'])} | {result} |")
-        for name, text in importance_used(results):
-            lines.append(f"\n{md_text(name)} word importance: {md_text(text)}")
+    lines += task_of_results(results).markdown_lines(results)
     checks = th.get("checks", [])
     if checks:
         lines += ["", "| threshold | rate | max | result |", "|---|--:|--:|---|"]
         for c in checks:
             lines.append(f"| {md_text(c['scope'])} | {_pct(c['rate'])} | {_pct(c['max'])} | "
                          f"{'✅ pass' if c['passed'] else '❌ fail'} |")
-    examples = []
+    examples, error_reasons = [], []
     for case in cases_of(cases):
-        if case["verdict"]["outcome"] == "fail" and not is_false_alarm(case):
+        if case["verdict"]["outcome"] == "error" and len(error_reasons) < EXAMPLES:
+            reason = case["verdict"].get("reason", "")
+            if reason not in error_reasons:
+                error_reasons.append(reason)
+        if case["verdict"]["outcome"] == "fail" and not is_false_alarm(case) \
+                and len(examples) < EXAMPLES:
             examples.append(case)
-            if len(examples) >= EXAMPLES:
-                break
+        if len(examples) >= EXAMPLES and (len(error_reasons) >= EXAMPLES or not o.get("error")):
+            break
+    if error_reasons:
+        lines += ["", f"<details><summary>Why the system could not answer (first "
+                      f"{len(error_reasons)} reason(s))</summary>", ""]
+        lines += [f"- {md_text(reason)}" for reason in error_reasons]
+        lines += ["", "</details>"]
     if examples:
         lines += ["", f"<details><summary>First {len(examples)} of {o['fail']} violations</summary>",
                   ""]

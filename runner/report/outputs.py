@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from runner.errors import MtrunError
+from runner.report.paths import make_output_dir
 from runner.report.writers import CaseSource
 
 # report.formats → file name in the output folder
@@ -24,9 +25,13 @@ def write_outputs(results: dict[str, Any], cases: CaseSource, out_dir: Path,
     from runner.report.markdown import write_markdown
     from runner.report.writers import write_html, write_results_json
 
+    from runner.report.verdict import verdict
+
     writers = {"json": write_results_json, "html": write_html, "junit": write_junit,
                "markdown": write_markdown}
-    out_dir.mkdir(parents=True, exist_ok=True)
+    # One verdict, decided once, that every output shows (and results.json keeps)
+    results["verdict"] = verdict(results)
+    make_output_dir(out_dir)
     written = []
     for fmt in [f for f in FILES if f in formats]:  # results.json first
         path = out_dir / FILES[fmt]

@@ -193,8 +193,14 @@ class Triage:
                                  for k, v in results["categories"].items()}
         from runner.report.thresholds import evaluate_thresholds
 
+        from runner.tally import group_counts
+
+        if results.get("groups") is not None:   # a group's rate loses its false alarms too
+            out["groups"] = group_counts(out["summary"])
+        attacks = (results.get("attacks") or {}).get("summary")
         out["thresholds"] = evaluate_thresholds(results["suite"]["filled"]["report"]["fail_on"],
-                                                out["overall"], out["relations"])
+                                                out["overall"], out["relations"],
+                                                out.get("groups"), attacks=attacks)
         per_t: dict[str, dict[str, Any]] = defaultdict(lambda: {"confirmed": 0, "false_alarms": 0})
         for (t, _), n in confirmed.items():
             per_t[t]["confirmed"] += n

@@ -52,57 +52,6 @@ def write_results_json(results: dict[str, Any], cases: "CaseSource", out_path: P
 
 # -- HTML --------------------------------------------------------------------------------------
 
-def segments(text: str, spans: list[dict[str, Any]], changed: list[tuple[int, int]]) -> list[dict]:
-    """The sentence as pieces for the template: runs of plain text and entities, each split into
-    parts marked ``changed`` where the edit touched the text. No markup here: the template
-    escapes every piece."""
-    kept, pos = [], 0
-    for s in sorted(spans, key=lambda s: (s["start"], -s["end"])):
-        if s["start"] >= pos:
-            kept.append(s)
-            pos = s["end"]
-    out, pos = [], 0
-    for s in kept:
-        if s["start"] > pos:
-            out.append({"label": None, "parts": _parts(text, pos, s["start"], changed)})
-        out.append({"label": s["label"], "raw_label": s.get("raw_label", ""),
-                    "parts": _parts(text, s["start"], s["end"], changed)})
-        pos = s["end"]
-    if pos < len(text):
-        out.append({"label": None, "parts": _parts(text, pos, len(text), changed)})
-    return out
-
-
-def _parts(text: str, a: int, b: int, changed: list[tuple[int, int]]) -> list[dict[str, Any]]:
-    cuts = {a, b}
-    for c0, c1 in changed:
-        cuts.update(x for x in (c0, c1) if a < x < b)
-    points = sorted(cuts)
-    parts = []
-    for x, y in zip(points, points[1:]):
-        hit = any(c0 < y and x < c1 for c0, c1 in changed if c1 > c0)
-        if parts and parts[-1]["changed"] == hit:
-            parts[-1]["text"] += text[x:y]
-        else:
-            parts.append({"text": text[x:y], "changed": hit})
-    return parts
-
-
-def changed_ranges(case: dict[str, Any]) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    """The character ranges the follow-up's edit changed: in the source, in the follow-up."""
-    src, tgt, delta = [], [], 0
-    source = case["source"]["text"]
-    for r in case["follow_up"]["edit"]:
-        start, end, new = r["start"], r["end"], r["new"]
-        if source[start:end] != new:
-            if end > start:
-                src.append((start, end))
-            if new:
-                tgt.append((start + delta, start + delta + len(new)))
-        delta += len(new) - (end - start)
-    return src, tgt
-
-
 def script_json(data: Any) -> str:
     """JSON that is safe inside ``<script type="application/json">``: no character of it can end
     the element or start markup (``<``, ``>``, ``&`` escaped) and no line separator breaks a
@@ -231,12 +180,9 @@ def relation_checks(results: dict[str, Any]) -> list[dict[str, Any]]:
             continue  # a suite of the research methods only: nothing to add to the rows above
         rows.append({"scope": f"group {group}", "rate": c["violation_rate"], "max": limit,
                      "fail": c["fail"], "judged": c["pass"] + c["fail"]})
-    from runner.report.attacks import attack_limit
+    from runner.tasks import task_of_results
 
-    for name, a in ((results.get("attacks") or {}).get("summary") or {}).items():
-        rows.append({"scope": f"attack {name} (success)", "rate": a["success_rate"],
-                     "max": attack_limit(results), "fail": a["success"],
-                     "judged": a["attacked"]})
+    rows += task_of_results(results).threshold_rows(results)
     for row in rows:
         row["status"] = ("none" if row["max"] is None else
                          "pass" if row["rate"] is None or row["rate"] <= row["max"] else "fail")
@@ -245,6 +191,7 @@ def relation_checks(results: dict[str, Any]) -> list[dict[str, Any]]:
 
 def write_html(results: dict[str, Any], cases: "CaseSource", out_path: Path) -> Path:
     from runner.report.charts import charts
+    from runner.report.verdict import verdict_of
     from runner.tasks import task_of_results
 
     task = task_of_results(results)
@@ -284,18 +231,11 @@ def write_html(results: dict[str, Any], cases: "CaseSource", out_path: Path) -> 
     triage_rows = [[v["id"], v["transformation"], v["relation"], v["source_text"],
                     v["follow_up_text"], (v.get("triage") or {}).get("mark", "")]
                    for v in violations + false_alarms]
-    from runner.report.attacks import attack_rows, attack_views, importance_used
-
-    views, n_views = attack_views(results, limit)
-    records = (results.get("attacks") or {}).get("records") or []
     html = env.get_template("report.html.j2").render(
-        false_alarms=false_alarms, triage_rows=triage_rows,
-        attack_rows=attack_rows(results), attack_views=views, n_attack_views=n_views,
-        attack_importance=importance_used(results),
-        attack_reference=records[0]["reference"] if records else "",
+        false_alarms=false_alarms, triage_rows=triage_rows, **task.report_context(results, limit),
         r=results, violations=violations, n_violations=n_violations, shown_limit=limit,
         labels=sorted(labels), checks=relation_checks(results), charts=charts(results, task),
-        task=task,
+        task=task, verdict=verdict_of(results),
         index=index, filters={"transformation": transformations, "relation": relations,
                               "category": sorted(categories), "type": sorted(labels)},
         errors=errors)
@@ -333,9 +273,8 @@ def console_summary(results: dict[str, Any]) -> str:
             for g, c in (results.get("groups") or {}).items()))
     from runner.tasks import task_of_results
 
-    from runner.report.attacks import console_lines as attack_lines
     from runner.report.display import visible_text
     from runner.report.triage import console_lines as triage_lines
 
     return visible_text("\n".join([*lines, *task_of_results(results).console_lines(results),
-                                   *attack_lines(results), *triage_lines(results)]), keep="\n")
+                                   *triage_lines(results)]), keep="\n")

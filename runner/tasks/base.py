@@ -29,6 +29,7 @@ test, transformations, relations, report partial and registrations; it is regist
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator, Mapping, Protocol
 
 from runner.types import FollowUp, TestCase, Verdict
@@ -36,8 +37,25 @@ from runner.types import FollowUp, TestCase, Verdict
 if TYPE_CHECKING:
     from markupsafe import Markup
 
+    from runner.errors import SuiteError
     from runner.registry import Registry
-    from runner.suite import Suite
+    from runner.stages import BatchStage
+
+
+class Suite(Protocol):
+    """What a task sees of a loaded suite (:class:`runner.suite.Suite`): declared here, below the
+    suite loader, so that a task does not import the loader (which imports the task registry)."""
+
+    path: Path
+    config: dict[str, Any]
+
+    @property
+    def base_dir(self) -> Path: ...
+
+    @property
+    def corpus_path(self) -> Path: ...
+
+    def error(self, message: str, at: tuple, *, hint: str | None = None) -> "SuiteError": ...
 
 
 class Source(Protocol):
@@ -116,6 +134,11 @@ class Task:
     #: template of the legend above the report's violation table (reads ``labels``: the
     #: ``types`` shown), or "" for none
     legend_template: ClassVar[str] = ""
+    #: templates the ``mtrun diff`` page includes after its table (they read the comparison ``d``)
+    diff_partials: ClassVar[tuple[str, ...]] = ()
+    #: top-level suite sections that configure stages after the cases (NER: ``attacks``); a
+    #: suite may list no transformation when it lists one of these
+    stage_sections: ClassVar[tuple[str, ...]] = ()
     #: templates included below the first screen of report.html (they read the results as ``r``)
     report_partials: ClassVar[tuple[str, ...]] = ()
     #: header of the report's column of labels (``case_view()["types"]``), e.g. "Entity types"
@@ -152,6 +175,13 @@ class Task:
     def cross_check(self, suite: "Suite") -> None:
         """Checks of a ``task: X`` suite that JSON Schema cannot express (files named by
         parameters, parameter combinations); raise ``suite.error(message, path)``."""
+
+    def model_needs(self, cfg: dict[str, Any]) -> list[Any]:
+        """What a suite of this task (``cfg``, as filled) would load, without loading it
+        (``mtrun models``: :class:`runner.models.inventory.Need` each): its system, its
+        transformations' and own filters' models, its stages'. The shared filters' are added
+        by the inventory."""
+        return []
 
     def system_base(self) -> type:
         """The task's :class:`~runner.sut.base.SystemUnderTest` subclass that turns a raw answer
@@ -260,7 +290,7 @@ class Task:
         ``origin``, ``transformation``, ``relation``, ``reason``, ``categories``, ``types``
         (labels the report can filter on), ``differences`` (their number is a sortable column),
         ``source_text`` and ``follow_up_text``."""
-        from runner.report.writers import changed_ranges, segments
+        from runner.text.changes import changed_ranges, segments
 
         verdict = case["verdict"]
         src_changed, tgt_changed = changed_ranges(case)
@@ -289,6 +319,39 @@ class Task:
     def console_lines(self, results: dict[str, Any]) -> list[str]:
         """Lines printed below the console summary table."""
         return []
+
+    # -- stages after a batch's cases, and their part of the outputs ----------------------------
+    def stages(self, suite: "Suite", sut: Any, log: Callable[[str], None]) -> list["BatchStage"]:
+        """The stages the suite asks for that run after each batch's cases (NER: attacks)."""
+        return []
+
+    def report_context(self, results: dict[str, Any], limit: int) -> dict[str, Any]:
+        """Template variables :attr:`report_partials` read besides the results (``r``);
+        ``limit``: the suite's ``max_violations_shown``."""
+        return {}
+
+    def threshold_rows(self, results: dict[str, Any]) -> list[dict[str, Any]]:
+        """Rows the first screen's threshold table adds after the relations' and groups'
+        (``scope``, ``rate``, ``max``, ``fail``, ``judged``)."""
+        return []
+
+    def markdown_lines(self, results: dict[str, Any]) -> list[str]:
+        """Lines summary.md adds after its tables of relations and groups."""
+        return []
+
+    def compare_runs(self, old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+        """What ``mtrun diff`` adds to its comparison of two runs' results (NER: the attacks);
+        shown by :meth:`diff_lines` and :attr:`diff_partials`."""
+        return {}
+
+    def diff_lines(self, d: dict[str, Any], *, markdown: bool) -> list[str]:
+        """Lines ``mtrun diff`` prints (console) or writes (Markdown) after its table."""
+        return []
+
+    def junit_cases(self, results: dict[str, Any], suite: Any, suite_name: str) -> tuple[int, int, int]:
+        """JUnit test cases the task adds to ``suite`` (an ElementTree element): returns how many
+        tests, failures and skipped it added."""
+        return 0, 0, 0
 
 
 def _to_json(value: Any) -> Any:

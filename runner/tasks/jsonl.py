@@ -1,6 +1,7 @@
 """One JSON line of a corpus, parsed so that a hostile line is a clear error (file, line, what
 was expected), never a traceback: nesting deeper than :data:`MAX_JSON_DEPTH` is refused before
-parsing (the parser recurses once per level), an integer too long to read is invalid JSON, and
+parsing (the parser recurses once per level), an integer too long to read is invalid JSON, a key
+that appears twice in one object is refused (which value is meant is unclear), and
 an escape that gives a lone surrogate (not a character; it would break every UTF-8 output) is
 refused. The NER, relation-extraction and coreference corpus readers share it."""
 from __future__ import annotations
@@ -18,7 +19,10 @@ def parse_json_line(line: str, where: dict, shape: str) -> Any:
     line looks, e.g. ``{"text": ..., "entities": [...]}``) into the nesting error."""
     _check_json_depth(line, where, shape)
     try:
-        obj = json.loads(line)
+        obj = json.loads(line, object_pairs_hook=no_duplicate_keys)
+    except DuplicateKey as exc:
+        raise SuiteError(f"the key {exc.key!r} appears twice in one object; which value is "
+                         "meant is unclear", **where) from None
     except json.JSONDecodeError as exc:
         raise SuiteError(f"invalid JSON: {exc.msg} (column {exc.colno})", **where) from None
     except (ValueError, RecursionError) as exc:  # e.g. an integer of 5,000 digits
@@ -26,6 +30,22 @@ def parse_json_line(line: str, where: dict, shape: str) -> Any:
     if "\\u" in line.lower():
         _check_no_surrogates(obj, where)
     return obj
+
+
+class DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, refused when a key appears twice (``json`` would keep the last silently)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise DuplicateKey(key)
+        out[key] = value
+    return out
 
 
 def _check_json_depth(line: str, where: dict, shape: str) -> None:

@@ -1,5 +1,6 @@
-"""Where replacement words come from: a masked LM (the paper's BERT), WordNet 3.0 synonyms, or
-the nearest neighbours in a spaCy pipeline's static word vectors.
+"""Where replacement words come from: a masked LM (the paper's BERT), WordNet 3.0 synonyms, the
+nearest neighbours in a spaCy pipeline's static word vectors, or the language-model layer
+(``lm``: :mod:`runner.text.lm_candidates`).
 
 Every source answers, for some tokens of one parsed sentence, a ranked list of
 ``(word, score)`` per token, best first. All the tokens of a sentence are handled in one call:
@@ -483,6 +484,8 @@ def _text_vectors(path: str) -> tuple[Any, list[str], dict[str, int]]:
 def make_source(source: str, *, masked_lm: str, vectors: str, device: str, fp16: bool,
                 batch_size: int, vectors_file: str | None = None, senses: str = "common",
                 sense_encoder: str = "sentence-transformers/all-MiniLM-L6-v2") -> CandidateSource:
+    """The source named ``source`` (``lm`` is made by :func:`runner.text.lm_candidates.make_source`,
+    which takes every name)."""
     if source == "vectors_file":
         if not vectors_file:
             raise ValueError("source vectors_file needs `vectors_file:` (a word-vector text file)")
@@ -505,6 +508,8 @@ def make_source(source: str, *, masked_lm: str, vectors: str, device: str, fp16:
 
 def sense_params(source: str, senses: str, sense_encoder: str) -> dict[str, Any]:
     """The sense parameters a transformation records: they mean something to WordNet only."""
+    if source == "lm" and senses != "common":
+        return {"senses": senses, "sense_encoder": sense_encoder}
     if source != "wordnet" or senses == "common":
         return {}
     return {"senses": senses, "sense_encoder": sense_encoder}

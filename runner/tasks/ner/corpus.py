@@ -50,8 +50,10 @@ class CorpusReader:
         return {"text": self._text, "jsonl": self._jsonl, "conll": self._conll}[self.fmt]
 
     def __iter__(self) -> Iterator[Any]:
+        from runner.tasks.ids import unique_ids
+
         count = 0
-        for source in self._reader()():
+        for source in unique_ids(self._reader()(), self.path):
             count += 1
             yield source
         if count == 0:
@@ -135,6 +137,10 @@ class CorpusReader:
                     and _is_int(item.get("end")) and isinstance(item.get("label"), str)):
                 raise SuiteError(f"entities[{k}] must be {{\"start\": int, \"end\": int, "
                                  f"\"label\": str}}, got {json.dumps(item)[:80]}", **where)
+            if item["start"] >= item["end"]:
+                raise SuiteError(f"entities[{k}] offsets {item['start']}..{item['end']}: the start "
+                                 "must be before the end (an entity has at least one character)",
+                                 **where)
             if not 0 <= item["start"] < item["end"] <= len(text):
                 raise SuiteError(f"entities[{k}] offsets {item['start']}..{item['end']} are outside "
                                  f"the text ({len(text)} characters)", **where)

@@ -96,7 +96,9 @@ class NERTask(Task):
                          ".conll": "conll", ".bio": "conll", ".iob": "conll", ".iob2": "conll"}
     case_template = "ner/case.html.j2"
     legend_template = "ner/legend.html.j2"
-    report_partials = ("ner/categories.html.j2",)
+    report_partials = ("ner/categories.html.j2", "ner/attacks.html.j2")
+    stage_sections = ("attacks",)
+    diff_partials = ("ner/diff_attacks.html.j2",)
     types_column = "Entity types"
 
     # -- what a suite may say ------------------------------------------------------------------
@@ -121,6 +123,9 @@ class NERTask(Task):
 
     def cross_check(self, suite: Any) -> None:
         from runner.suite import probe, usable_path
+        from runner.tasks.ner.attacks.stage import check_config
+
+        check_config(suite)
 
         for i, t in enumerate(suite.config["transformations"]):
             if t.get("sense2vec"):
@@ -134,6 +139,11 @@ class NERTask(Task):
             if t["type"] == "phrase_np" and t.get("source") == "sense2vec" and not t.get("sense2vec"):
                 raise suite.error("source sense2vec needs the `sense2vec:` folder of its vectors",
                                   ("transformations", i, "source"))
+
+    def model_needs(self, cfg: dict[str, Any]) -> list[Any]:
+        from runner.tasks.ner.needs import model_needs
+
+        return model_needs(cfg)
 
     def system_base(self) -> type:
         from runner.tasks.ner.sut.base import NERSystem
@@ -222,7 +232,7 @@ class NERTask(Task):
         return text
 
     def case_view(self, case: dict[str, Any]) -> dict[str, Any]:
-        from runner.report.writers import changed_ranges, segments
+        from runner.text.changes import changed_ranges, segments
 
         view = super().case_view(case)
         src_changed, tgt_changed = changed_ranges(case)
@@ -237,6 +247,47 @@ class NERTask(Task):
         return category_chart(results, "Error categories", "Violations per error category")
 
     def console_lines(self, results: dict[str, Any]) -> list[str]:
+        from runner.tasks.ner.attacks.report import console_lines as attack_lines
         from runner.tasks.ner.repair.summary import console_lines
 
-        return console_lines(results)
+        return console_lines(results) + attack_lines(results)
+
+    # -- Breaking BERT's attacks: a stage after each batch's cases -------------------------------
+    def stages(self, suite: Any, sut: Any, log: Callable[[str], None]) -> list[Any]:
+        if not suite.config.get("attacks"):
+            return []
+        from runner.tasks.ner.attacks.stage import AttackStage
+
+        return [AttackStage(suite.config, sut, log=log)]
+
+    def report_context(self, results: dict[str, Any], limit: int) -> dict[str, Any]:
+        from runner.tasks.ner.attacks.report import html_context
+
+        return html_context(results, limit)
+
+    def threshold_rows(self, results: dict[str, Any]) -> list[dict[str, Any]]:
+        from runner.tasks.ner.attacks.report import threshold_rows
+
+        return threshold_rows(results)
+
+    def markdown_lines(self, results: dict[str, Any]) -> list[str]:
+        from runner.tasks.ner.attacks.report import markdown_lines
+
+        return markdown_lines(results)
+
+    def compare_runs(self, old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+        from runner.tasks.ner.attacks.report import compare_attacks
+
+        if not (old.get("attacks") or new.get("attacks")):
+            return {}
+        return {"attacks": compare_attacks(old, new)}
+
+    def diff_lines(self, d: dict[str, Any], *, markdown: bool) -> list[str]:
+        from runner.tasks.ner.attacks.report import diff_lines
+
+        return diff_lines(d, markdown=markdown)
+
+    def junit_cases(self, results: dict[str, Any], suite: Any, suite_name: str) -> tuple[int, int, int]:
+        from runner.tasks.ner.attacks.report import junit_cases
+
+        return junit_cases(results, suite, suite_name)

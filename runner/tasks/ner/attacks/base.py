@@ -11,8 +11,8 @@ from __future__ import annotations
 import random
 from typing import Any, ClassVar, Sequence
 
-from runner.attacks.oracle import Oracle, View, choose_importance
-from runner.attacks.words import reference_labels, words, words_in
+from runner.tasks.ner.attacks.oracle import Oracle, View, choose_importance
+from runner.tasks.ner.attacks.words import reference_labels, words, words_in
 from runner.tasks.ner.types import Prediction, Sentence, Span
 
 
@@ -128,7 +128,7 @@ class EntityContextAttack(Attack):
         return by_word
 
     def attack_one(self, source, span, reference, doc, original, blocked, rng):
-        from runner.attacks.context import attack_context
+        from runner.tasks.ner.attacks.context import attack_context
 
         cands = self.candidates_for(source.text, doc, blocked)
         result = attack_context(text=source.text, entity=span, reference=reference,
@@ -168,7 +168,7 @@ class EntityAttack(Attack):
                 "pool_sizes": {t: len(v) for t, v in sorted(self.pool.items())}}
 
     def attack_one(self, source, span, reference, doc, original, blocked, rng):
-        from runner.attacks.entity import attack_entity
+        from runner.tasks.ner.attacks.entity import attack_entity
 
         return attack_entity(text=source.text, entity=span, pool=self.pool.get(span.label, []),
                              rng=rng, oracle=self.oracle,

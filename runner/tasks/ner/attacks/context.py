@@ -32,8 +32,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from runner.attacks.oracle import Oracle, View
-from runner.attacks.words import Word, outcome_of, words_in, wrong_tokens
+from runner.tasks.ner.attacks.oracle import Oracle, View
+from runner.tasks.ner.attacks.words import Word, outcome_of, words_in, wrong_tokens
 from runner.types import Edit, Replacement
 from runner.tasks.ner.types import Span
 
@@ -88,7 +88,7 @@ def attack_context(*, text: str, entity: Span, reference: Sequence[str],
                    candidates: dict[Word, list[tuple[str, float]]], oracle: Oracle,
                    original: View, sentence_similarity: Callable[[str, Sequence[str]], list[float]],
                    min_sentence_similarity: float) -> dict[str, Any]:
-    """Attack one entity; returns its record (see :func:`runner.attacks.stage.record`)."""
+    """Attack one entity; returns its record (see :func:`runner.tasks.ner.attacks.stage.record`)."""
     by_scores = oracle.importance != "labels"
     start_judged = Judged(original, Edit(text, ()), entity, reference)
     active = [t for t in range(len(reference)) if t not in start_judged.wrong]

@@ -16,8 +16,8 @@ from __future__ import annotations
 import random
 from typing import Any, Callable, Sequence
 
-from runner.attacks.oracle import Oracle, View
-from runner.attacks.words import outcome_of, reference_labels, words_in, wrong_tokens
+from runner.tasks.ner.attacks.oracle import Oracle, View
+from runner.tasks.ner.attacks.words import outcome_of, reference_labels, words_in, wrong_tokens
 from runner.types import Edit, Replacement
 from runner.tasks.ner.types import Span
 

