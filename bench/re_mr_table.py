@@ -4,7 +4,7 @@ how many are real errors of the system.
 
 Usage: python bench/re_mr_table.py RUN_DIR/results.json [TRIAGE.json]
 
-Prints a Markdown table (the README's RE section quotes it). A triage mark is matched to a
+Prints a Markdown table (docs/pages/re.md quotes it). A triage mark is matched to a
 violation by its ``id``.
 """
 from __future__ import annotations
