@@ -249,12 +249,15 @@ def _models(args: argparse.Namespace) -> int:
 
 
 def _init(args: argparse.Namespace) -> int:
-    from runner.init import write_starter
+    from runner.init import default_system, systems_of, write_starter
 
     suite_path, corpus_path = write_starter(args.task, args.out, system=args.system,
                                             force=args.force)
+    system = args.system or default_system(args.task)
+    others = [s for s in systems_of(args.task) if s != system]
     print(f"wrote {suite_path}\nwrote {corpus_path}\nnext: mtrun validate {suite_path}\n"
-          f"      mtrun {suite_path}")
+          f"      mtrun {suite_path}\nto test another {args.task} system, change `sut:` "
+          f"({', '.join(others)}; `mtrun list` shows their keys)")
     return ExitCode.OK
 
 
