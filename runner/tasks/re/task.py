@@ -34,7 +34,13 @@ class RETask(Task):
     # -- what a suite may say ------------------------------------------------------------------
     def corpus_schema(self) -> dict[str, Any]:
         return corpus_section(
-            ["jsonl", "tacred"], "auto: by extension (.jsonl: mtrun's pairs, .json: TACRED).",
+            ["jsonl", "tacred"],
+            "auto: by extension (.jsonl: mtrun's pairs, .json: TACRED). jsonl: one pair a line, "
+            "{\"text\", \"head\", \"tail\", \"relation\"?, \"id\"?}; an argument is "
+            "{\"start\", \"end\", \"type\"} (characters, end exclusive), {\"text\", "
+            "\"type\"} when the text occurs once in the sentence, or marked in the text "
+            "(\"[E1 Anna Keller] married [E2 Tom Brandt].\") with \"head\": \"PERSON\" or "
+            "{\"type\": \"PERSON\"}.",
             gold_label_map={"type": "object", "additionalProperties": {"type": "string"},
                             "default": {},
                             "description": "Gold relation → the suite's relation (labels not "
