@@ -183,14 +183,14 @@ sut:
 # [E1 …] and the tail with [E2 …] in the text and give their types ("head": "PERSON"), or name
 # them by a text that occurs once in the sentence ("head": {{"text": "Anna Keller", "type":
 # "PERSON"}}). "relation" (the gold label) is optional. Types and relations are TACRED's
-# (re_tables in the README). The path is relative to this file. The sample sentences were
+# (re_tables in docs/pages/re.md). The path is relative to this file. The sample sentences were
 # written for mtrun: they are the project's own, under its licence.
 corpus:
   path: {corpus}    # the format follows the extension; `format:` sets it
 
 # How each pair is changed. These four draw on the corpus, the relation tables and the shipped
-# place and name lists only (no language model), so the suite runs in seconds. The README's
-# "Relation extraction" lists the others (co_related_entity, coreferent_mention, and the
+# place and name lists only (no language model), so the suite runs in seconds. docs/pages/re.md
+# lists the others (co_related_entity, coreferent_mention, and the
 # compositions shared_head_composition / shared_tail_composition, which need two pairs of one
 # sentence that the system reads as related).
 transformations:
@@ -209,7 +209,7 @@ transformations:
 
 # No `relations:` section: each transformation is judged by its own (identical, inverse,
 # composed); `mtrun list` shows which. Filters (semantic, syntactic) are left out: they load a
-# sentence encoder; add them when you replace entities in long sentences (README).
+# sentence encoder; add them when you replace entities in long sentences (docs/pages/re.md).
 
 # What the run writes and when it fails.
 report:
@@ -271,8 +271,8 @@ sut:
   type: xrenner                    # which kind of system (model: eng, its English rules)
 
 # The documents to test. Plain text: one document per line (several sentences may share a line),
-# no gold needed. `.jsonl` with gold clusters and CoNLL-2012 files work too (README, "Corpus
-# formats"). The path is relative to this file. The sample documents were written for mtrun:
+# no gold needed. `.jsonl` with gold clusters and CoNLL-2012 files work too (docs/pages/suites.md,
+# "Corpus formats"). The path is relative to this file. The sample documents were written for mtrun:
 # they are the project's own, under its licence.
 corpus:
   path: {corpus}    # the format follows the extension; `format:` sets it
