@@ -100,7 +100,8 @@ def change_line(case: dict[str, Any]) -> str:
                     + (f" (expected {expected})" if expected else ""))
         return "same text"
     if fol.rstrip().endswith("?") and not src.rstrip().endswith("?"):
-        return "question: " + (fol if len(fol) <= 90 else fol[:89] + "…")
+        words = fol.split()
+        return "question: " + " ".join(words[:3]) + (" …?" if len(words) > 3 else "")
     edits = [(src[r["start"]:r["end"]], r["new"]) for r in case["follow_up"].get("edit") or []
              if src[r["start"]:r["end"]] != r["new"]]
     olds = [o.strip() for o, _ in edits]
