@@ -2,6 +2,7 @@
 no script and no network to show them. Every label is escaped here (labels are untrusted text)."""
 from __future__ import annotations
 
+import re
 from html import escape
 from typing import Any, Sequence
 
@@ -184,6 +185,9 @@ def charts(results: dict[str, Any], task: Any = None) -> dict[str, Any]:
         "rates": rate_chart(rows, "Violation rate per transformation and relation") if rows else None,
         "task": task.charts(results) if task is not None else [], "funnel": [],
     }
+    # a chart too wide for half the page takes the whole width (its labels are never cut)
+    width = re.search(r'width="(\d+)"', str(out["rates"])) if out["rates"] else None
+    out["rates_wide"] = bool(width and int(width.group(1)) > 540)
     for transformation, stages in funnel_rows(results.get("funnel") or {}):
         out["funnel"].append((transformation, count_chart(
             stages, f"Filter funnel of {transformation}", total=stages[0][1], cls="funnel")))
