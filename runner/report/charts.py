@@ -187,7 +187,7 @@ def charts(results: dict[str, Any], task: Any = None) -> dict[str, Any]:
     }
     # a chart too wide for half the page takes the whole width (its labels are never cut)
     width = re.search(r'width="(\d+)"', str(out["rates"])) if out["rates"] else None
-    out["rates_wide"] = bool(width and int(width.group(1)) > 540)
+    out["rates_wide"] = bool(width and int(width.group(1)) > 700)
     for transformation, stages in funnel_rows(results.get("funnel") or {}):
         out["funnel"].append((transformation, count_chart(
             stages, f"Filter funnel of {transformation}", total=stages[0][1], cls="funnel")))
