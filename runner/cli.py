@@ -13,9 +13,10 @@ from typing import Any, Iterator, Sequence
 from runner import __version__
 from runner.errors import ExitCode, MtrunError
 
-COMMANDS = ("run", "validate", "list", "schema", "report", "diff", "models")
+COMMANDS = ("run", "validate", "list", "schema", "report", "diff", "models", "init")
 
 USAGE = """mtrun SUITE.yaml [options]        run a suite (same as `mtrun run SUITE.yaml`)
+       mtrun init --task ner|re|coref    write a commented starter suite and a sample corpus
        mtrun validate SUITE.yaml [...]   check suites without running them
        mtrun list                        the component types a suite can use
        mtrun schema [--write]            print (or write) schema/suite.schema.json
@@ -69,6 +70,21 @@ def _parser() -> argparse.ArgumentParser:
     mod = sub.add_parser("models", help="the models each suite would load and whether they are "
                                         "available here (exit 4 when one is missing)")
     mod.add_argument("suites", nargs="*", help="suite files (default: suites/*.yaml)")
+    ini = sub.add_parser(
+        "init", help="write a commented starter suite and a small sample corpus that run offline",
+        description="Write FOLDER/<task>_<system>.yaml (every key commented) and its corpus "
+                    "FOLDER/data/<task>_sample.*; existing files are not overwritten (exit 4) "
+                    "unless --force.")
+    ini.add_argument("--task", required=True, choices=("ner", "re", "coref"),
+                     help="what the suite tests: ner (entities), re (relations), coref "
+                          "(coreference)")
+    ini.add_argument("--system", metavar="SYSTEM",
+                     help="the system under test (default: the offline one: ner spacy, re "
+                          "textacy, coref xrenner); a starter exists for those, the task's "
+                          "other systems (`mtrun list`) are named with what to change")
+    ini.add_argument("-o", "--out", default=".", metavar="FOLDER",
+                     help="where to write (default: the current folder)")
+    ini.add_argument("--force", action="store_true", help="overwrite existing files")
     sch = sub.add_parser("schema", help="print the suite JSON Schema")
     sch.add_argument("--write", action="store_true", help="write schema/suite.schema.json")
     rep = sub.add_parser("report", help="re-render every output from a saved results.json",
@@ -127,7 +143,7 @@ def _main(argv: list[str]) -> int:
     try:
         return int({"run": _run, "validate": _validate, "list": _list,
                     "schema": _schema, "report": _report, "diff": _diff,
-                    "models": _models}[args.command](args))
+                    "models": _models, "init": _init}[args.command](args))
     except MtrunError as exc:
         _error(exc)
         return int(exc.exit_code)
@@ -230,6 +246,19 @@ def _models(args: argparse.Namespace) -> int:
               f"{'ok     ' if n.available else 'missing'} {n.role:<10} {n.name:<42}\n"
               f"          {n.where}")
     return ExitCode.USAGE_ERROR if failed or missing else ExitCode.OK
+
+
+def _init(args: argparse.Namespace) -> int:
+    from runner.init import default_system, systems_of, write_starter
+
+    suite_path, corpus_path = write_starter(args.task, args.out, system=args.system,
+                                            force=args.force)
+    system = args.system or default_system(args.task)
+    others = [s for s in systems_of(args.task) if s != system]
+    print(f"wrote {suite_path}\nwrote {corpus_path}\nnext: mtrun validate {suite_path}\n"
+          f"      mtrun {suite_path}\nto test another {args.task} system, change `sut:` "
+          f"({', '.join(others)}; `mtrun list` shows their keys)")
+    return ExitCode.OK
 
 
 def _schema(args: argparse.Namespace) -> int:

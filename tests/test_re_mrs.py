@@ -51,10 +51,10 @@ def test_r1_same_type_replacement_applies():
 def test_r1_replaces_every_occurrence_and_maps_the_other_argument():
     src = source("Keller said Keller Group hired Tom Brandt.", "Keller Group", "ORGANIZATION",
                  "Tom Brandt", "PERSON")
-    pool = EntityPool({"PERSON": ["Li Wei"]})
+    pool = EntityPool({"PERSON": ["Paul Wei"]})
     [f] = SameTypeEntity(pool=pool, arguments=["tail"]).generate(src, REPrediction("x"), RNG)
-    assert f.text == "Keller said Keller Group hired Li Wei."
-    assert pair(f.input) == ("Keller Group", "Li Wei")
+    assert f.text == "Keller said Keller Group hired Paul Wei."
+    assert pair(f.input) == ("Keller Group", "Paul Wei")
 
 
 def test_r1_not_applicable_without_candidate_or_for_a_pronoun():
@@ -239,10 +239,17 @@ def test_s2_inverse_labels():
     cases = {"per:children": "per:parents", "per:parents": "per:children",
              "org:subsidiaries": "org:parents", "org:parents": "org:subsidiaries",
              "org:member_of": "org:members", "org:top_members/employees": "per:employee_of"}
+    orgs = source("Acme Corp owns Initech Inc.", "Acme Corp", "ORGANIZATION", "Initech Inc.",
+                  "ORGANIZATION")
+    boss = source("Acme Corp hired Mary Hart as chief.", "Acme Corp", "ORGANIZATION",
+                  "Mary Hart", "PERSON")
     for label, inverse in cases.items():
-        [f] = gen(AntisymmetricSwap(), src, label)
-        assert pair(f.input) == ("Mary Hart", "John Hart")
+        s = src if label.startswith("per:") else boss if "top_members" in label else orgs
+        [f] = gen(AntisymmetricSwap(), s, label)
+        assert pair(f.input) == pair(s.input)[::-1]
         assert f.meta["expected_relation"] == inverse
+        if inverse.startswith("org:"):   # a swapped PERSON pair cannot hold an org: relation
+            assert gen(AntisymmetricSwap(), src, label) == []
     [f] = gen(AntisymmetricSwap(), src, "per:children")
     assert judge(f, "per:children", "per:parents").outcome is Outcome.PASS
     v = judge(f, "per:children", "per:siblings")
@@ -342,3 +349,27 @@ def test_scripted_system_failure_is_an_error_not_a_crash():
     s1 = source(PETERSON, "Peterson", "PERSON", "Kelly", "PERSON")
     [p] = system.predict_outcomes([s1.input])
     assert "cannot read" in p.reason
+
+
+def test_swaps_and_compositions_need_a_pair_that_can_hold_the_relation():
+    from runner.tasks.re.transforms import subject_fits
+
+    assert subject_fits("per:spouse", "PERSON") and not subject_fits("per:spouse", "DATE")
+    assert not subject_fits("org:alternate_names", "ORGANIZATION", "COUNTRY")
+    assert subject_fits("anything", "PER")              # not TACRED's types: not checked
+    src = source("Anna Keller (born 1990) sang.", "Anna Keller", "PERSON", "1990", "DATE")
+    assert gen(AntisymmetricSwap(), src, "per:parents") == []     # (1990, Anna Keller) per:children
+    assert gen(SymmetricSwap(), src, "per:spouse") == []
+
+
+def test_r1_extra_occurrences_inside_a_longer_name_stay():
+    src = source("Finnegan was born in Chicago and studied at Loyola University Chicago.",
+                 "Finnegan", "PERSON", "Chicago", "CITY")
+    pool = EntityPool({"CITY": ["Boston"]})
+    [f] = SameTypeEntity(pool=pool, arguments=["tail"]).generate(src, REPrediction("x"), RNG)
+    assert f.text == "Finnegan was born in Boston and studied at Loyola University Chicago."
+
+
+def test_r2_skips_a_place_already_named():
+    src = source("Ulrich was born in Vienna, Austria.", "Ulrich", "PERSON", "Vienna", "CITY")
+    assert gen(CoarserEntity(), src, "per:city_of_birth") == []

@@ -792,3 +792,51 @@ def test_analyzer_with_referees_loads_no_model_and_repairs_both_sentences(panel,
     assert rep["params"] == {"candidates": "referees", "referees": list(panel),
                              "gazetteer": False}
     assert rep["mutants_queried"] == 0 and rep["entities_relabelled"] == 1
+
+
+# -- categories after a change of letter case -----------------------------------------------------
+
+def lower_case_pair(source):
+    """The whole sentence in lower case, as the case transformation (mode lower) writes it: one
+    same-length replacement per word."""
+    import re as _re
+
+    reps = [Replacement(m.start(), m.end(), m.group(0).lower())
+            for m in _re.finditer(r"\S+", source) if m.group(0) != m.group(0).lower()]
+    return FollowUp.from_replacements(source, reps, "case")
+
+
+def test_a_name_missed_after_lower_casing_is_an_omission():
+    s = "Barack Obama visited Paris."
+    fu = lower_case_pair(s)
+    assert fu.text == "barack obama visited paris."
+    # the system finds the lower-case city but not the lower-case person
+    cats = between_predictions(s, (Span(0, 12, "PERSON"), Span(21, 26, "LOCATION")), fu.text,
+                               (Span(21, 26, "LOCATION"),), fu.edit)
+    assert cats == {"omission"}          # not over-labeling: the source's PERSON was right
+
+
+def test_a_name_found_only_after_lower_casing_is_an_omission_of_the_source():
+    s = "Barack Obama visited Paris."
+    fu = lower_case_pair(s)
+    cats = between_predictions(s, (), fu.text, (Span(0, 12, "PERSON"),), fu.edit)
+    assert cats == {"omission"}
+
+
+def test_upper_casing_does_not_make_a_common_word_a_name():
+    s = "He read the report on Monday."
+    fu = FollowUp.from_replacements(s, [Replacement(0, len(s), s.upper())], "case")
+    # the follow-up labels "THE REPORT" as an organisation: over-labeling, not a missed name
+    cats = between_predictions(s, (), fu.text, (Span(8, 18, "ORGANIZATION"),), fu.edit)
+    assert cats == {"over-labeling"}
+    # and a source that labelled "the report" loses nothing a name-reader would miss
+    cats = between_predictions(s, (Span(8, 18, "ORGANIZATION"),), fu.text, (), fu.edit)
+    assert cats == {"over-labeling"}
+
+
+def test_a_text_changed_beyond_case_is_read_as_the_follow_up_writes_it():
+    # a replaced word: the follow-up's spelling decides, as before
+    s, f = "He stopped halfway.", "Did he stop halfway?"
+    cats = pair(s, f, [Replacement(0, 10, "Did he stop"), Replacement(18, 19, "?")],
+                (), (Span(12, 19, "CARDINAL"),))
+    assert cats == {"over-labeling"}

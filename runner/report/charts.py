@@ -170,12 +170,16 @@ def charts(results: dict[str, Any], task: Any = None) -> dict[str, Any]:
     checks = checks_of(results)["checks"]
     plain = names(results, task) if task is not None else {"transformations": {}}
 
+    label = getattr(task, "rate_label", None) or (
+        lambda s: f"{s['transformation']} · {s['relation']}")
+
     def row(s: dict[str, Any]) -> dict[str, Any]:
         # the row is drawn against the threshold that covers it (overall, its relation's, its
         # group's) and red only when that threshold failed (runner/report/verdict.py)
         rs = row_status(results, s, checks)
+        # the check's plain title, then its name as the task writes it (RE: the MR first)
         title = (plain["transformations"].get(s["transformation"]) or {}).get("title")
-        name = f"{s['transformation']} · {s['relation']}"
+        name = label(s)
         return {"label": f"{title}\n{name}" if title else name, "rate": s["violation_rate"],
                 "max": rs["max"], "limit_name": rs["limit_name"], "over": rs["status"] == "fail",
                 "note": f"{s['fail']} violations of {s['pass'] + s['fail']} judged; {rs['why']}"}

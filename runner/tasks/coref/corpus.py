@@ -2,7 +2,13 @@
 
 ``jsonl``: one document per line, ``{"text": str, "id"?: str, "clusters"?: [[mention, ...], ...]}``
 with each mention ``[start, end]`` or ``{"start": s, "end": e}`` (character offsets into
-``text``, end exclusive). Clusters of one mention are ignored (systems do not report singletons).
+``text``, end exclusive) or the mention's text, when it occurs exactly once in the document as
+whole words (``[["Maria Lopez", "she"]]``; :func:`runner.text.inline.locate_once`); the kinds may
+be mixed. Clusters of one mention are ignored (systems do not report singletons).
+
+``text``: plain text, one document per line (a document may hold several sentences; blank lines
+are skipped), no gold clusters — CREST needs none: the system's own clusters on the source are
+the oracle for its follow-ups.
 
 ``conll2012``: the CoNLL-2011/2012 shared-task format (``#begin document (name); part 000`` …
 ``#end document``; the word in the fourth column, coreference brackets ``(3``, ``3)``, ``(3)`` in
@@ -19,10 +25,11 @@ from typing import Callable, Iterator
 from runner.tasks.ner.corpus import _NO_SPACE_AFTER, _NO_SPACE_BEFORE, CorpusReader
 from runner.errors import SuiteError
 from runner.tasks.jsonl import parse_json_line
+from runner.text.inline import InlineError, locate_once
 from runner.tasks.coref.types import (CorefDocument, CorefInputError, Mention, normalise_clusters,
                                       CorefPrediction, prediction_from_json)
 
-FORMATS = ("auto", "jsonl", "conll2012")
+FORMATS = ("auto", "jsonl", "text", "conll2012")
 _COREF_PART = re.compile(r"\(\d+\)|\(\d+|\d+\)")
 
 
@@ -32,10 +39,12 @@ def detect_format(path: Path, fmt: str) -> str:
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".json"):
         return "jsonl"
+    if suffix in (".txt", ".text"):
+        return "text"
     if suffix in (".conll", ".gold_conll", ".v4_gold_conll", ".conll2012"):
         return "conll2012"
     raise SuiteError(f"cannot tell the corpus format from the extension {suffix!r}; set "
-                     f"corpus.format to one of: jsonl, conll2012", file=str(path))
+                     f"corpus.format to one of: jsonl, text, conll2012", file=str(path))
 
 
 class CorefCorpusReader(CorpusReader):
@@ -53,11 +62,22 @@ class CorefCorpusReader(CorpusReader):
     item = "document"
 
     def _reader(self) -> Callable[[], Iterator[CorefDocument]]:
-        reader = {"jsonl": self._coref_jsonl, "conll2012": self._conll2012}.get(self.fmt)
+        reader = {"jsonl": self._coref_jsonl, "text": self._coref_text,
+                  "conll2012": self._conll2012}.get(self.fmt)
         if reader is None:
             raise SuiteError(f"unknown coreference corpus format {self.fmt!r}; expected one of: "
                              f"{', '.join(FORMATS)}", file=str(self.path))
         return reader
+
+    # -- plain text ------------------------------------------------------------------------
+    def _coref_text(self) -> Iterator[CorefDocument]:
+        for lineno, line in self._lines():
+            text = line.strip()
+            if not text:
+                continue
+            self._check_length(text, lineno)
+            yield CorefDocument(id=f"{self.path.stem}:{lineno}", text=text, gold=None,
+                                origin=f"{self.path.name}:{lineno}")
 
     # -- jsonl -----------------------------------------------------------------------------
     def _coref_jsonl(self) -> Iterator[CorefDocument]:
@@ -81,7 +101,7 @@ class CorefCorpusReader(CorpusReader):
             gold = None
             if "clusters" in obj:
                 try:
-                    gold = prediction_from_json(obj["clusters"], text)
+                    gold = prediction_from_json(_mentions_by_text(obj["clusters"], text), text)
                 except CorefInputError as exc:
                     raise SuiteError(f"\"clusters\": {exc}", **where) from None
             did = str(obj.get("id", f"{self.path.stem}:{lineno}"))
@@ -174,3 +194,28 @@ class CorefCorpusReader(CorpusReader):
             yield CorefDocument(id=f"{name}{suffix}", text=text,
                                 gold=CorefPrediction(normalise_clusters(clusters.values())),
                                 origin=f"{self.path.name}:{line}")
+
+
+def _mentions_by_text(clusters: object, text: str) -> object:
+    """The clusters with each mention written as its text replaced by ``[start, end]`` (the text
+    must occur exactly once as whole words); other mentions are left for
+    :func:`prediction_from_json` to check."""
+    if not isinstance(clusters, list):
+        return clusters
+    out = []
+    for k, cluster in enumerate(clusters):
+        if not isinstance(cluster, list):
+            out.append(cluster)
+            continue
+        ms = []
+        for j, m in enumerate(cluster):
+            if isinstance(m, str):
+                try:
+                    m = list(locate_once(text, m, f"clusters[{k}][{j}]"))
+                except InlineError as exc:
+                    raise CorefInputError(str(exc).replace("mark it inline ([E1 …], [E2 …])",
+                                                           "write the mention as [start, end]")) \
+                        from None
+            ms.append(m)
+        out.append(ms)
+    return out

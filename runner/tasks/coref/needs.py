@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from runner.models.inventory import Need
+from runner.models.inventory import Need, stanza_needs, system_env_needs
 
 
 def model_needs(cfg: dict[str, Any]) -> list[Need]:
@@ -17,6 +17,8 @@ def model_needs(cfg: dict[str, Any]) -> list[Need]:
         needs.append(Need("sut", "sut", "coref-model", sut["model"]))
     elif sut["type"] == "spacy_coref":
         needs.append(Need("sut", "sut", "spacy", sut["model"]))
+    else:                                   # http, python: the environment
+        needs += system_env_needs(sut)
     for i, t in enumerate(cfg["transformations"]):
         where = f"transformations[{i}] {t['type']}"
         if t["type"] == "crest":
@@ -27,6 +29,6 @@ def model_needs(cfg: dict[str, Any]) -> list[Need]:
                 needs.append(Need(where, "masked_lm", "hf", t["masked_lm"]))
             const = t.get("constituency") or {}
             if const.get("type") == "stanza":
-                needs.append(Need(where, "parser", "stanza",
-                                  const.get("model_dir") or "stanza en constituency"))
+                needs += stanza_needs(where, const.get("model_dir"), const.get("lang") or "en",
+                                      ["tokenize", "pos", "constituency"])
     return needs

@@ -21,7 +21,8 @@ from runner.types import FollowUp, TestCase, Verdict
 class CorefTask(Task):
     name = "coref"
     description = "coreference resolution: clusters of mentions (CREST)"
-    corpus_extensions = {".jsonl": "jsonl", ".json": "jsonl", ".conll": "conll2012",
+    corpus_extensions = {".jsonl": "jsonl", ".json": "jsonl", ".txt": "text", ".text": "text",
+                         ".conll": "conll2012",
                          ".gold_conll": "conll2012", ".v4_gold_conll": "conll2012",
                          ".conll2012": "conll2012"}
     case_template = "coref/case.html.j2"
@@ -32,8 +33,12 @@ class CorefTask(Task):
     # -- what a suite may say ------------------------------------------------------------------
     def corpus_schema(self) -> dict[str, Any]:
         return corpus_section(
-            ["jsonl", "conll2012"],
-            "auto: by extension (.jsonl; .conll, .gold_conll, .v4_gold_conll for CoNLL-2012).",
+            ["jsonl", "text", "conll2012"],
+            "auto: by extension (.jsonl; .txt; .conll, .gold_conll, .v4_gold_conll for "
+            "CoNLL-2012). jsonl: one document a line, {\"text\", \"id\"?, \"clusters\"?}, each "
+            "mention [start, end] (characters, end exclusive) or its text when that occurs once "
+            "in the document ([[\"Maria Lopez\", \"she\"]]). text: one document a line, no "
+            "gold (the system's clusters on the source are the oracle).",
             unit={"enum": ["document", "sentence"], "default": "document",
                   "description": "CoNLL-2012: one source per document part, or per sentence "
                                  "(CREST tested sentences)."})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from runner.models.inventory import Need
+from runner.models.inventory import Need, stanza_needs, system_env_needs
 
 
 def model_needs(cfg: dict[str, Any]) -> list[Need]:
@@ -14,6 +14,18 @@ def model_needs(cfg: dict[str, Any]) -> list[Need]:
         needs.append(Need("sut", "sut", "spacy", sut["model"]))
     elif sut["type"] == "hf":
         needs.append(Need("sut", "sut", "hf", sut["model"]))
+    elif sut["type"] == "flair":
+        needs.append(Need("sut", "sut", "package", "flair"))
+        needs.append(Need("sut", "sut", "flair-model", sut["model"]))
+    elif sut["type"] == "stanza":
+        # from the folder: the tokenizer (unless spaCy's) and the NER model (unless given by path)
+        processors = ([] if sut.get("tokenizer") == "spacy" else ["tokenize"]) + \
+            ([] if sut.get("ner_model") else ["ner"])
+        needs += stanza_needs("sut", sut.get("model_dir"), sut.get("lang") or "en", processors,
+                              files={"ner_model": sut.get("ner_model"),
+                                     "ner_pretrain": sut.get("ner_pretrain")})
+    else:                                   # http, azure, aws, python: the environment
+        needs += system_env_needs(sut)
     for i, t in enumerate(cfg["transformations"]):
         where = f"transformations[{i}] {t['type']}"
         if t["type"] in ("token_mlm", "phrase_np"):

@@ -127,7 +127,19 @@ TRANSFORMATIONS.add(
                 "gazetteer) → the same relation.",
     params={"follow_ups": {"type": "integer", "minimum": 1, "maximum": 50, "default": 1,
                            "description": "Replacements per argument."},
-            "arguments": _ARGS, "gazetteer": _NAMES},
+            "arguments": _ARGS, "gazetteer": _NAMES,
+            "fit": {"type": "boolean", "default": True,
+                    "description": "The replacement fits the slot: a person of the original's "
+                                   "gender (first name, else the sentence's pronouns), an "
+                                   "organisation of the kind the relation needs (a school for "
+                                   "per:schools_attended) or else of the original's kind (unknown "
+                                   "kind: not replaced); dates and numbers by the same shape."},
+            "person_type": {"type": "string", "default": "PERSON"},
+            "organization_type": {"type": "string", "default": "ORGANIZATION"},
+            "shaped_types": {"type": "array", "items": {"type": "string"},
+                             "default": ["DATE", "NUMBER", "DURATION"],
+                             "description": "With fit: types replaced only by a mention "
+                                            "written the same way (digits and letters)."}},
     relation="identical", max_per_source=lambda p: 2 * int(p.get("follow_ups", 1)),
 )
 TRANSFORMATIONS.add(

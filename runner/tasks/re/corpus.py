@@ -12,6 +12,17 @@
 MR-R4) are optional; an argument may repeat its ``text``, which is then checked against the
 offsets. Offsets are character offsets, end exclusive.
 
+Offsets may be left out (:mod:`runner.text.inline`), for corpora written by hand:
+
+- by text: ``"head": {"text": "Anna Keller", "type": "PERSON"}`` — the text must occur exactly
+  once in the sentence as whole words (a coref mention likewise: ``{"text": "she"}`` or ``"she"``);
+- inline: ``"text": "[E1 Anna Keller] married [E2 Tom Brandt] in 2009."`` with
+  ``"head": {"type": "PERSON"}`` (or just ``"head": "PERSON"``) and the same for the tail; the
+  markers are removed from the text the system sees, and any offsets on the line (``coref``)
+  count in the text without them.
+
+A text that is missing or occurs more than once is an error naming the file and line.
+
 ``tacred`` — a JSON list of TACRED items (``token``, ``subj_start``, ``subj_end``, ``obj_start``,
 ``obj_end`` as inclusive token indices, ``subj_type``, ``obj_type``, ``relation``, ``id``), the
 format of TACRED, Re-TACRED and TACREV; a file with one such object per line reads too. Tokens
@@ -25,12 +36,14 @@ item's index for TACRED) before any model loads.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
 from runner.errors import SuiteError
 from runner.tasks.jsonl import parse_json_line
 from runner.tasks.re.types import Argument, InvalidPair, RESource, validate_pair
+from runner.text.inline import InlineError, locate_once, strip_markers
 
 PTB_BRACKETS = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-LCB-": "{",
                 "-RCB-": "}"}
@@ -112,9 +125,10 @@ class RECorpusReader:
         text = obj.get("text")
         if not isinstance(text, str) or not text.strip():
             raise SuiteError('"text" must be a non-empty string', **where)
+        text, marked = self._strip_markers(text, where)
         self._check_length(text, where)
-        head = self._argument(obj.get("head"), "head", text, where)
-        tail = self._argument(obj.get("tail"), "tail", text, where)
+        head = self._argument(obj.get("head"), "head", text, where, marked.get("E1"))
+        tail = self._argument(obj.get("tail"), "tail", text, where, marked.get("E2"))
         gold = self._gold(obj.get("relation"), where)
         coref = {}
         if obj.get("coref") is not None:
@@ -124,8 +138,10 @@ class RECorpusReader:
                                  **where)
             for role, items in c.items():
                 if not isinstance(items, list):
-                    raise SuiteError(f'coref.{role} must be a list of {{"start", "end"}}', **where)
+                    raise SuiteError(f'coref.{role} must be a list of mentions, each '
+                                     '{"start", "end"} or a text that occurs once', **where)
                 arg = head if role == "head" else tail
+                items = [{"text": m} if isinstance(m, str) else m for m in items]
                 coref[role] = tuple(self._argument({**m, "type": m.get("type", arg.type)}
                                                    if isinstance(m, dict) else m,
                                                    f"coref.{role}[{k}]", text, where)
@@ -135,11 +151,47 @@ class RECorpusReader:
         return RESource(id=str(sid), text=text, head=head, tail=tail, gold=gold,
                         origin=f"{self.path.name}:{lineno}", coref=coref)
 
-    def _argument(self, item: Any, role: str, text: str, where: dict) -> Argument:
+    @staticmethod
+    def _strip_markers(text: str, where: dict) -> tuple[str, dict[str, tuple[int, int]]]:
+        """The text without its ``[E1 …]`` / ``[E2 …]`` markers and where they stood (no
+        marker: the text unchanged)."""
+        if not _MARKER_START.search(text):
+            return text, {}
+        try:
+            clean, spans = strip_markers(text)
+        except InlineError as exc:
+            raise SuiteError(f'"text": {exc}', **where) from None
+        other = sorted(set(spans) - {"E1", "E2"})
+        if other:
+            raise SuiteError(f"marker(s) {', '.join(f'[{t} …]' for t in other)} in the text; "
+                             "mark the head with [E1 …] and the tail with [E2 …]", **where)
+        return clean, spans
+
+    def _argument(self, item: Any, role: str, text: str, where: dict,
+                  marked: tuple[int, int] | None = None) -> Argument:
+        """One argument: marked inline (``marked``: where its marker stood), given by
+        offsets, or given by a text that occurs once."""
+        if marked is not None:
+            return self._marked_argument(item, role, text, where, marked)
+        if isinstance(item, str):
+            marker = "E1" if role == "head" else "E2"
+            raise SuiteError(f'"{role}": {item!r} is only an entity type, and the text has no '
+                             f"[{marker} …] marker; mark the {role} in the text "
+                             f'("[{marker} {_example(role)}]") or give {{"text": '
+                             f'"{_example(role)}", "type": {json.dumps(item)}}}', **where)
+        if (isinstance(item, dict) and "start" not in item and "end" not in item
+                and isinstance(item.get("text"), str) and isinstance(item.get("type"), str)):
+            try:
+                start, end = locate_once(text, item["text"], role)
+            except InlineError as exc:
+                raise SuiteError(str(exc), **where) from None
+            return Argument(start, end, item["type"])
         # a boolean is an int to Python, not an offset (NER and coreference refuse it too)
         if not (isinstance(item, dict) and _is_offset(item.get("start"))
                 and _is_offset(item.get("end")) and isinstance(item.get("type"), str)):
-            raise SuiteError(f'"{role}" must be {{"start": int, "end": int, "type": str}}, got '
+            raise SuiteError(f'"{role}" must be {{"start": int, "end": int, "type": str}}, '
+                             f'{{"text": str, "type": str}} (a text that occurs once) or be '
+                             f'marked in the text ([E1 …] head, [E2 …] tail); got '
                              f"{json.dumps(item)[:80]}", **where)
         start, end = item["start"], item["end"]
         if start >= end:
@@ -151,6 +203,24 @@ class RECorpusReader:
         if isinstance(item.get("text"), str) and text[start:end] != item["text"]:
             raise SuiteError(f"{role} text {item['text']!r} does not match the sentence at "
                              f"{start}..{end} ({text[start:end]!r})", **where)
+        return Argument(start, end, item["type"])
+
+    def _marked_argument(self, item: Any, role: str, text: str, where: dict,
+                         marked: tuple[int, int]) -> Argument:
+        start, end = marked
+        marker = "E1" if role == "head" else "E2"
+        if isinstance(item, str) and item:
+            return Argument(start, end, item)
+        if not (isinstance(item, dict) and isinstance(item.get("type"), str) and item["type"]):
+            raise SuiteError(f'the {role} is marked [{marker} …] in the text; "{role}" must give '
+                             f'its type: "{role}": "PERSON" or {{"type": "PERSON"}}, got '
+                             f"{json.dumps(item)[:80]}", **where)
+        if "start" in item or "end" in item:
+            raise SuiteError(f'the {role} is marked [{marker} …] in the text and "{role}" gives '
+                             "offsets too; keep one of the two", **where)
+        if isinstance(item.get("text"), str) and item["text"] != text[start:end]:
+            raise SuiteError(f'"{role}" text {item["text"]!r} differs from the marked '
+                             f"[{marker} {text[start:end]}]", **where)
         return Argument(start, end, item["type"])
 
     def _gold(self, label: Any, where: dict) -> str | None:
@@ -261,6 +331,13 @@ class RECorpusReader:
         sid = str(obj.get("id") or f"{self.path.stem}:{label}")
         return RESource(id=sid, text=text, head=head, tail=tail, gold=gold,
                         origin=f"{self.path.name}:{where['line']}")
+
+
+_MARKER_START = re.compile(r"\[E\d+[\s\]]")
+
+
+def _example(role: str) -> str:
+    return "Anna Keller" if role == "head" else "Tom Brandt"
 
 
 def _skip_ws(text: str, pos: int) -> int:

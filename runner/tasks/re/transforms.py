@@ -134,6 +134,32 @@ def _word_occurrences(text: str, mention: str) -> list[tuple[int, int]]:
     return out
 
 
+def _inside_name(text: str, start: int, end: int) -> bool:
+    """The occurrence is part of a longer name: a capitalised word right before or after it
+    ("Chicago" in "Loyola University Chicago", "Keller" in "Keller Williams")."""
+    before = re.search(r"(\w+)\s+$", text[:start])
+    after = re.match(r"\s+(\w+)", text[end:])
+    return bool((before and before.group(1)[:1].isupper()) or
+                (after and after.group(1)[:1].isupper()))
+
+
+def subject_fits(label: str, head_type: str, tail_type: str | None = None) -> bool:
+    """Whether a pair of these types can hold a TACRED relation: per:* relations have a PERSON
+    head, org:* an ORGANIZATION head (only checked for TACRED's entity types), and an alternate
+    name is of its entity's type. An expectation the pair cannot hold is not an MR's test."""
+    from runner.tasks.re.tables import TACRED_ENTITY_TYPES
+
+    if head_type not in TACRED_ENTITY_TYPES:
+        return True
+    if label.startswith("per:") and head_type != "PERSON":
+        return False
+    if label.startswith("org:") and head_type != "ORGANIZATION":
+        return False
+    if label.endswith(":alternate_names") and tail_type is not None and tail_type != head_type:
+        return False
+    return True
+
+
 def replace_argument(source: RESource | REInput, role: str, new_text: str, new_type: str,
                      *, every_occurrence: bool = True) -> tuple[REInput, Edit] | None:
     """The input with the ``role`` argument's mention replaced by ``new_text`` of ``new_type``.
@@ -149,7 +175,8 @@ def replace_argument(source: RESource | REInput, role: str, new_text: str, new_t
     ranges = [(arg.start, arg.end)]
     if every_occurrence:
         ranges += [r for r in _word_occurrences(text, mention)
-                   if r != ranges[0] and not (r[0] < other.end and other.start < r[1])]
+                   if r != ranges[0] and not (r[0] < other.end and other.start < r[1])
+                   and not _inside_name(text, *r)]
     reps = []
     for s, e in ranges:
         new, start = new_text, s
@@ -175,19 +202,52 @@ def replace_argument(source: RESource | REInput, role: str, new_text: str, new_t
 class SameTypeEntity(RETransformation):
     """MR-R1: the head (tail) replaced by another entity of the same type, drawn from the corpus's
     arguments and the suite's gazetteer → the same relation. Pronouns are not replaced (a name
-    in place of "his" is not a sentence)."""
+    in place of "his" is not a sentence). With ``fit`` (default) the replacement must fit the
+    slot (:mod:`runner.tasks.re.fit`): a person of the original's gender (first name, else the
+    sentence's pronouns), an organisation of the kind the source's relation needs (a school
+    for per:schools_attended) or else of the original's kind (a company for a company; one of
+    unknown kind is not replaced), a date or number by one written the same way; a mention
+    with one word is replaced by one word, a longer one by a longer one."""
 
     name = "same_type_entity"
     mr = "MR-R1"
 
     def __init__(self, *, pool: EntityPool | None = None, follow_ups: int = 1,
                  arguments: Sequence[str] = ("head", "tail"),
-                 gazetteer: dict[str, list[str]] | None = None, **kw: Any) -> None:
+                 gazetteer: dict[str, list[str]] | None = None, fit: bool = True,
+                 person_type: str = "PERSON", organization_type: str = "ORGANIZATION",
+                 shaped_types: Sequence[str] = ("DATE", "NUMBER", "DURATION"),
+                 **kw: Any) -> None:
         super().__init__(follow_ups=follow_ups, arguments=list(arguments),
-                         gazetteer=gazetteer or {}, **kw)
+                         gazetteer=gazetteer or {}, fit=fit, shaped_types=list(shaped_types),
+                         **kw)
         self.pool = pool or EntityPool(gazetteer)
         self.follow_ups = follow_ups
         self.arguments = _roles(arguments)
+        self.fit = fit
+        self.person_type, self.organization_type = person_type, organization_type
+        self.shaped_types = frozenset(shaped_types)
+
+    def _fitting(self, source: RESource, role: str, arg: Argument, relation: str,
+                 pool: list[str]) -> tuple[list[str], str | None]:
+        """The candidates that fit the slot, and what they had to be."""
+        if not self.fit:
+            return pool, None
+        from runner.tasks.re import fit
+
+        mention = arg.text_in(source.text)
+        one_word = len(mention.split()) == 1
+        pool = [c for c in pool if (len(c.split()) == 1) == one_word]
+        if arg.type == self.person_type:
+            judged = [(c, fit.person_fits(source.text, arg, c)) for c in pool]
+        elif arg.type == self.organization_type:
+            judged = [(c, fit.org_fits(mention, role, relation, c)) for c in pool]
+        elif arg.type in self.shaped_types:
+            judged = [(c, fit.shape_fits(mention, c)) for c in pool]
+        else:
+            return pool, None
+        why = judged[0][1][1] if judged else None
+        return [c for c, (ok, _) in judged if ok], why
 
     def _generate(self, source, prediction, rng, doc):
         out = []
@@ -196,13 +256,17 @@ class SameTypeEntity(RETransformation):
             mention = arg.text_in(source.text)
             if _is_pronoun(source.text, arg):
                 continue
+            other = (source.tail if role == "head" else source.head).text_in(source.text)
             pool = [c for c in self.pool.candidates(arg.type)
-                    if c != mention and not _word_occurrences(source.text, c)]
+                    if c != mention and not _word_occurrences(source.text, c)
+                    and not set(c.split()) & set(other.split())]
+            pool, why = self._fitting(source, role, arg, prediction.label, pool)
             for cand in rng.sample(pool, min(self.follow_ups, len(pool))):
                 made = replace_argument(source, role, cand, arg.type)
                 if made:
+                    meta = {"fit": why} if why else {}
                     out.append(self._follow_up(*made, prediction.label, argument=role,
-                                               original=mention, replacement=cand))
+                                               original=mention, replacement=cand, **meta))
         return out
 
 
@@ -253,6 +317,8 @@ class CoarserEntity(RETransformation):
                 expected = levels.get(place.type)
                 if expected is None or place.name.lower().removeprefix("the ") == mention.lower():
                     continue   # "New York" (city) → "New York" (state) changes nothing
+                if _word_occurrences(source.text, place.name.removeprefix("the ")):
+                    continue   # "Bergen, Norway" → "Norway, Norway": the place is named already
                 made = replace_argument(source, role, place.name, place.type)
                 if made:
                     out.append(self._follow_up(*made, expected, argument=role, original=mention,
@@ -429,13 +495,16 @@ def _same_person(a: Argument, b: Argument, text: str) -> bool:
 
 # -- MR-S1 / MR-S2 -------------------------------------------------------------------------------
 class SymmetricSwap(RETransformation):
-    """MR-S1: head and tail swapped when the source's relation is symmetric → the same relation."""
+    """MR-S1: head and tail swapped when the source's relation is symmetric → the same relation.
+    Swaps, compositions: only when the new pair's types can hold the expected relation
+    (:func:`subject_fits`: a per: relation needs a PERSON head)."""
 
     name = "symmetric_swap"
     mr = "MR-S1"
 
     def _generate(self, source, prediction, rng, doc):
-        if prediction.label not in self.tables.symmetric:
+        if prediction.label not in self.tables.symmetric or not subject_fits(
+                prediction.label, source.tail.type, source.head.type):
             return []
         return [self._follow_up(source.input.swapped(), None, prediction.label)]
 
@@ -450,7 +519,7 @@ class AntisymmetricSwap(RETransformation):
 
     def _generate(self, source, prediction, rng, doc):
         inverse = self.tables.inverse.get(prediction.label)
-        if inverse is None:
+        if inverse is None or not subject_fits(inverse, source.tail.type, source.head.type):
             return []
         return [self._follow_up(source.input.swapped(), None, inverse,
                                 source_relation=prediction.label)]
@@ -498,7 +567,8 @@ class Composition(RETransformation):
             if not first.tail.same_range(second.tail):
                 return None
             head, tail = second.head, first.head
-        if head.overlaps(tail):
+        if head.overlaps(tail) or not subject_fits(p2.label, head.type, tail.type) \
+                or not subject_fits(p1.label, first.head.type, first.tail.type):
             return None
         inp = REInput(second.text, head, tail)
         return REFollowUp(inp, Edit(inp.text, ()), self.name,

@@ -9,13 +9,19 @@ alignment) is compared with the follow-up prediction: a type disagreement on the
 incorrect category, overlapping spans that disagree on boundaries are a range error, and an entity
 labelled in one sentence only is an omission when its text looks like a name (a word that starts
 with a capital letter or a digit, other than a function word) and over-labeling otherwise.
+
+Whether a text looks like a name is read where the edit did not change its letters: when the
+entity's text in the follow-up differs from the source's only in letter case (a lower- or
+upper-casing check, a title-cased sentence), the source's spelling decides. Otherwise
+"barack obama", missed after lower-casing, would read as no name, and the source's correct
+PERSON as over-labeling — when the follow-up omitted it.
 """
 from __future__ import annotations
 
 import re
 from typing import Iterable, Sequence
 
-from runner.types import Edit
+from runner.types import AlignmentError, Edit, Replacement
 
 from runner.tasks.ner.types import Span
 
@@ -79,8 +85,9 @@ def between_predictions(source_text: str, source_spans: Sequence[Span], follow_u
     """Categories of the disagreements between the two predictions (no reference)."""
     a = project_spans(source_text, source_spans, edit)
     b = list(follow_up_spans)
+    back = _inverse(edit)
     out: set[str] = set()
-    for x, y_text, ys in ((a, follow_up_text, b), (b, follow_up_text, a)):
+    for x, ys in ((a, b), (b, a)):
         for s in x:
             same = [t for t in ys if (t.start, t.end) == (s.start, s.end)]
             if same:
@@ -89,8 +96,39 @@ def between_predictions(source_text: str, source_spans: Sequence[Span], follow_u
             elif any(t.overlaps(s) for t in ys):
                 out.add("range error")
             else:
-                out.add("omission" if looks_like_name(s.text_in(y_text)) else "over-labeling")
+                text = name_text(s.text_in(follow_up_text), s, source_text, back)
+                out.add("omission" if looks_like_name(text) else "over-labeling")
     return out
+
+
+def name_text(follow_up_form: str, span: Span, source_text: str, back: Edit | None) -> str:
+    """The text whose look decides name or not for an entity labelled in one sentence only: the
+    source's spelling when the follow-up's differs from it only in letter case, else the
+    follow-up's."""
+    image = back.map_span(span) if back is not None else None
+    if image is not None:
+        original = image.text_in(source_text)
+        if original.lower() == follow_up_form.lower():
+            return original
+    # an edit cut through the span: the text's only whole-word occurrence in the source, any case
+    found = [m for m in re.finditer(r"(?<!\w)" + re.escape(follow_up_form) + r"(?!\w)",
+                                    source_text, flags=re.IGNORECASE)]
+    if len(found) == 1:
+        return found[0].group(0)
+    return follow_up_form
+
+
+def _inverse(edit: Edit) -> Edit | None:
+    """The edit that takes the follow-up back to the source (its alignment, reversed)."""
+    reps, delta = [], 0
+    for r in edit.replacements:
+        start = r.start + delta
+        reps.append(Replacement(start, start + len(r.new), edit.source[r.start:r.end]))
+        delta += len(r.new) - (r.end - r.start)
+    try:
+        return Edit(edit.target, tuple(reps))
+    except AlignmentError:
+        return None
 
 
 def occurrences(entity: str, text: str) -> list[tuple[int, int]]:

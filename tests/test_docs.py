@@ -1,0 +1,81 @@
+"""The documentation cannot drift: the README is short and starts with the four tasks, its example
+output is what the default suite prints, the docs site's generated pages are up to date, and the
+site builds with `mkdocs build --strict`."""
+import importlib.util
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def _bench(name):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_readme_is_short_and_names_the_four_tasks_first():
+    lines = README.splitlines()
+    assert len(lines) <= 250
+    first = "\n".join(lines[:40]).lower()
+    for task in ("named-entity recognition", "relation extraction", "coreference",
+                 "adversarial attacks"):
+        assert task in first, task
+
+
+def test_the_docs_pages_show_the_readme_commands():
+    page = (ROOT / "docs" / "pages" / "getting-started.md").read_text(encoding="utf-8")
+    for name in ("main-command", "test-command"):
+        ours = re.search(rf"<!-- {name} -->\n(.*?)<!-- /{name} -->", README, re.S).group(1)
+        theirs = re.search(rf"<!-- readme: {name} -->\n(.*?)<!-- /readme: {name} -->", page,
+                           re.S).group(1)
+        assert theirs == ours, f"docs/pages/getting-started.md's {name} differs from README.md's"
+
+
+def test_the_suite_reference_pages_are_written_from_the_registrations():
+    from runner.reference import REFERENCE_DIR, pages
+
+    for name, text in pages().items():
+        path = REFERENCE_DIR / name
+        assert path.exists() and path.read_text(encoding="utf-8") == text, \
+            f"{path} is out of date: run python -m runner.reference --write"
+
+
+def test_the_validity_tables_are_those_of_the_triage_files():
+    tables = _bench("validity_tables")
+    page = tables.PAGE.read_text(encoding="utf-8")
+    assert tables.block() in page, "run python bench/validity_tables.py --write"
+
+
+def test_every_link_between_readme_and_docs_resolves():
+    for target in re.findall(r"\]\((docs/[^)#]+)", README):
+        assert (ROOT / target).exists(), target
+
+
+@pytest.mark.slow
+def test_the_site_builds_strictly(tmp_path):
+    mkdocs = shutil.which("mkdocs") or str(Path(sys.executable).parent / "mkdocs")
+    if not Path(mkdocs).exists():
+        pytest.skip("mkdocs is not installed (the docs extra)")
+    proc = subprocess.run([mkdocs, "build", "--strict", "-f", str(ROOT / "docs" / "mkdocs.yml"),
+                           "-d", str(tmp_path / "site")], capture_output=True, text=True,
+                          timeout=300, env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+@pytest.mark.slow
+def test_the_readme_tour_is_what_the_default_suite_prints(tmp_path):
+    block = re.search(r"```console\n\$ mtrun suites/ner_spacy.yaml\n(.*?)```", README, re.S).group(1)
+    proc = subprocess.run([sys.executable, "-m", "runner", str(ROOT / "suites" / "ner_spacy.yaml"),
+                           "-o", str(tmp_path / "run"), "--no-cache"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    printed = proc.stdout.split("\nwrote ")[0].rstrip("\n") + "\n"
+    assert printed == block, "the README's tour output is stale: paste what the suite prints"
