@@ -29,7 +29,9 @@ CHANGES = [
     ("CHANCELLOR OLAF BRANDT MET PRESIDENT ÉLISE MOREAU IN BERLIN.", [(0, 60, SRC.upper())],
      "Chancellor → CHANCELLOR; Olaf → OLAF; Brandt → BRANDT (+6 more)"),
     ("Chancellor Olaf Brandt met President Élise Moreau in Berlin today.", [(59, 59, " today")],
-     "Berlin. → Berlin today."),
+     "Berlin → Berlin today"),
+    ('Chancellor "Eric Stone" met President Élise Moreau in Berlin.',
+     [(11, 22, '"Eric Stone"')], 'Olaf Brandt → "Eric Stone"'),
 ]
 
 

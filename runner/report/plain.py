@@ -85,6 +85,19 @@ def _quote(text: str) -> str:
     return text
 
 
+_PUNCT = "\"'.,;:!?()[]«»“”‘’"
+
+
+def _trim(old: str, new: str) -> tuple[str, str]:
+    """The two sides without the punctuation they share at either end ("Chicago." →
+    "Illinois." reads Chicago → Illinois)."""
+    while old and new and old[-1] == new[-1] and old[-1] in _PUNCT:
+        old, new = old[:-1], new[:-1]
+    while old and new and old[0] == new[0] and old[0] in _PUNCT:
+        old, new = old[1:], new[1:]
+    return old, new
+
+
 def change_line(case: dict[str, Any]) -> str:
     """One line saying what the follow-up's edit did to the source: word changes ``old → new``
     (the first few, the rest counted), two names that changed places as ``moved 'A' ↔ 'B'``, a
@@ -113,11 +126,12 @@ def change_line(case: dict[str, Any]) -> str:
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if op == "equal":
             continue
-        if op == "replace" and i2 - i1 == j2 - j1 and i2 - i1 > 1:
-            # as many words on both sides (a case change, one word each): word by word
+        if op == "replace" and i2 - i1 == j2 - j1 and i2 - i1 > 1 and all(
+                x.lower() == y.lower() for x, y in zip(a[i1:i2], b[j1:j2])):
+            # a change of letter case: word by word
             changes += [f"{_quote(x)} → {_quote(y)}" for x, y in zip(a[i1:i2], b[j1:j2]) if x != y]
             continue
-        old, new = " ".join(a[i1:i2]), " ".join(b[j1:j2])
+        old, new = _trim(" ".join(a[i1:i2]), " ".join(b[j1:j2]))
         changes.append(f"+ '{_quote(new)}'" if not old else
                        f"− '{_quote(old)}'" if not new else f"{_quote(old)} → {_quote(new)}")
     if not changes:

@@ -146,9 +146,9 @@ def _environment():
         return do_join(ctx, items, d, attribute)
 
     env.filters["join"] = join
-    # a name_like_this may break after its underscores and dots, never inside a word
+    # a name_like_this (or org:city_of_x) may break after _ . · / :, never inside a word
     env.filters["wbr"] = lambda v: Markup("<wbr>").join(
-        visible_html(p) for p in re.split(r"(?<=[_.·/])", "" if v is None else str(v)))
+        visible_html(p) for p in re.split(r"(?<=[_.·/:])", "" if v is None else str(v)))
     return env
 
 
