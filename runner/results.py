@@ -41,6 +41,21 @@ def summary_rows(engine: Any) -> list[dict[str, Any]]:
     return rows
 
 
+def per_transformation_stats(engine: Any) -> dict[str, Any]:
+    """Per transformation: its sources and follow-ups, and the outcomes of its cases summed over
+    the relations that judge it (the engine counts outcomes per (transformation, relation) only;
+    a follow-up judged by two relations is two cases)."""
+    out = {}
+    for name, c in engine.per_transformation.items():
+        summed = Counts(sources=c.sources, applicable=c.applicable, follow_ups=c.follow_ups)
+        for (t, _), rc in engine.counts.items():
+            if t == name:
+                for k, v in rc.outcomes.items():
+                    summed.outcomes[k] += v
+        out[name] = summed.to_json()
+    return out
+
+
 def assemble(engine: Any) -> dict[str, Any]:
     from runner.report.thresholds import evaluate_thresholds
 
@@ -92,8 +107,7 @@ def assemble(engine: Any) -> dict[str, Any]:
         },
         **({"funnel": engine.funnel} if engine.funnel and (engine.filters or models) else {}),
         "stats": {"sut": engine.sut.stats(),
-                  "per_transformation": {k: v.to_json()
-                                         for k, v in engine.per_transformation.items()}},
+                  "per_transformation": per_transformation_stats(engine)},
         "summary": summary,
         "relations": relations,
         "groups": groups,

@@ -104,7 +104,7 @@ def test_ten_thousand_violations_in_the_browser(big_report, browser, tmp_path):
     browser.eval("new Promise(r => setTimeout(r, 400))")
     want3 = sum(1 for c in cases if c["verdict"]["outcome"] == "fail" and "<script>" in c["source"]["text"])
     assert 0 < browser.eval(VISIBLE) == want3 < N
-    first_visible = browser.eval("Array.from(document.querySelectorAll('#vbody > tr')).find(tr => !tr.hidden).querySelector('summary').textContent")
+    first_visible = browser.eval("Array.from(document.querySelectorAll('#vbody > tr')).find(tr => !tr.hidden).querySelector('.src').textContent")
     # shown as text, with its hidden characters as markers (runner/report/display.py)
     assert visible_text(HOSTILE) in first_visible
     browser.screenshot(tmp_path / "report-filtered.png")
@@ -233,8 +233,12 @@ def test_hidden_characters_from_the_corpus_are_shown_as_markers(browser, tmp_pat
     browser.open(out / "report.html")
     assert browser.errors == []
     browser.eval("document.querySelector('#vbody details').open = true")
+    # the row shows the source once, then the change and the follow-up
+    source = browser.eval("document.querySelector('#vbody .src').textContent")
+    assert source == "Angela Merkel told ⟨U+202E⟩X⟨U+200B⟩ about Emmanuel Macron in Paris⟨U+0000⟩ today."
     summary = browser.eval("document.querySelector('#vbody summary').textContent")
-    assert summary == "Angela Merkel told ⟨U+202E⟩X⟨U+200B⟩ about Emmanuel Macron in Paris⟨U+0000⟩ today."
+    assert summary == ("moved 'Angela Merkel' ↔ 'Emmanuel Macron'Emmanuel Macron told ⟨U+202E⟩X⟨U+200B⟩ "
+                       "about Angela Merkel in Paris⟨U+0000⟩ today.")
     # nothing hidden anywhere in the displayed page
     shown = browser.eval("document.body.innerText")
     for ch in ("\u202e", "\u200b", "\x00"):

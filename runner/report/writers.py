@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Union
 
@@ -145,6 +146,9 @@ def _environment():
         return do_join(ctx, items, d, attribute)
 
     env.filters["join"] = join
+    # a name_like_this (or org:city_of_x) may break after _ . · / :, never inside a word
+    env.filters["wbr"] = lambda v: Markup("<wbr>").join(
+        visible_html(p) for p in re.split(r"(?<=[_.·/:])", "" if v is None else str(v)))
     return env
 
 
@@ -191,6 +195,7 @@ def relation_checks(results: dict[str, Any]) -> list[dict[str, Any]]:
 
 def write_html(results: dict[str, Any], cases: "CaseSource", out_path: Path) -> Path:
     from runner.report.charts import charts
+    from runner.report.plain import change_line, group_sources, names, run_rows
     from runner.report.verdict import verdict_of
     from runner.tasks import task_of_results
 
@@ -212,14 +217,33 @@ def write_html(results: dict[str, Any], cases: "CaseSource", out_path: Path) -> 
         n_violations += 1
         if len(violations) < limit:
             view = task.case_view(case)
+            view["change"] = change_line(case)
             violations.append(view)
             labels.update(view["types"])
             categories.update(view["categories"])
-    transformations = sorted({v["transformation"] for v in violations})
-    relations = sorted({v["relation"] for v in violations})
+    # the violations of one source together (in the order their sources first appear), the
+    # source shown once with its count
+    order: dict[str, int] = {}
+    for v in violations:
+        order.setdefault(v["source_text"], len(order))
+    violations.sort(key=lambda v: order[v["source_text"]])
+    group_sources(violations)
+    plain = names(results, task)
+
+    def shown_name(kind: str, name: str) -> str:
+        # what the table cell reads (its plain title, then its name): the sort key too
+        title = (plain[kind].get(name) or {}).get("title")
+        return f"{title} {name}" if title else name
+
+    transformations = sorted({v["transformation"] for v in violations},
+                             key=lambda n: shown_name("transformations", n))
+    relations = sorted({v["relation"] for v in violations},
+                       key=lambda n: shown_name("relations", n))
     # What the page's script filters and sorts on, one entry per table row (same order).
     index = {
         "transformations": transformations, "relations": relations,
+        "shown": {"t": [shown_name("transformations", n) for n in transformations],
+                  "r": [shown_name("relations", n) for n in relations]},
         "categories": sorted(categories), "types": sorted(labels),
         "rows": [[v["id"], transformations.index(v["transformation"]),
                   relations.index(v["relation"]), v["categories"], v["types"],
@@ -235,7 +259,8 @@ def write_html(results: dict[str, Any], cases: "CaseSource", out_path: Path) -> 
         false_alarms=false_alarms, triage_rows=triage_rows, **task.report_context(results, limit),
         r=results, violations=violations, n_violations=n_violations, shown_limit=limit,
         labels=sorted(labels), checks=relation_checks(results), charts=charts(results, task),
-        task=task, verdict=verdict_of(results),
+        task=task, verdict=verdict_of(results), plain=plain,
+        run_rows=run_rows(results, plain),
         index=index, filters={"transformation": transformations, "relation": relations,
                               "category": sorted(categories), "type": sorted(labels)},
         errors=errors)

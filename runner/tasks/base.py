@@ -380,11 +380,12 @@ def corpus_section(formats: list[str], auto: str, **properties: Any) -> dict[str
 
 def category_chart(results: dict[str, Any], title: str, what: str) -> list[tuple[str, Any]]:
     """The report's chart of ``results["categories"]`` (violations per category, most first):
-    ``[(title, chart)]``, or nothing when the run has no categories."""
+    ``[(title, chart)]``, the categories no violation has left out, or nothing when none has
+    one."""
     from runner.report.charts import count_chart
 
-    cats = results.get("categories") or {}
+    cats = {k: n for k, n in (results.get("categories") or {}).items() if n}
     if not cats:
-        return []
+        return []   # no violation has a category: no chart of zeros
     items = sorted(cats.items(), key=lambda kv: (-kv[1], kv[0]))
     return [(title, count_chart(items, what, cls="cat"))]

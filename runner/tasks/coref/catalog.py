@@ -120,6 +120,9 @@ SUTS.add(
 
 TRANSFORMATIONS.add(
     "crest", lazy("runner.tasks.coref.transform:CrestTransformation"),
+    title="A word unrelated to the mentions replaced (CREST)",
+    violation="replacing a word that belongs to no mention changed which mentions "
+              "the system puts together",
     description="CREST (Algorithms 1-3): each token not related to a mention (mention tokens and "
                 "their nsubj/amod links) replaced by a WordNet synonym or antonym or a masked-LM "
                 "fill-in (p ≥ 0.1); kept when the token keeps its constituent label and every "
@@ -161,6 +164,9 @@ TRANSFORMATIONS.add(
 
 RELATIONS.add(
     "blanc", lazy("runner.tasks.coref.relations:BlancConsistency"),
+    title="Same clusters (BLANC)",
+    violation="the follow-up's clusters, carried back through the edit, differ from "
+              "the source's (BLANC below the threshold)",
     description="The follow-up's clusters, brought back through the edit, against the source's: "
                 "a violation when BLANC precision or recall is below its threshold (CREST §3.3).",
     params={

