@@ -113,6 +113,8 @@ def assemble(engine: Any) -> dict[str, Any]:
         "groups": groups,
         "overall": overall,
         "thresholds": evaluate_thresholds(cfg["report"]["fail_on"], overall, relations, groups,
+                                          summary=summary,
+                                          transformations=cfg["transformations"],
                                           **threshold_inputs),
         **stage_results,
         **(engine.analyzer.results() if getattr(engine, "analyzer", None) else {}),

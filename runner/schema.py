@@ -161,6 +161,28 @@ def _task_schema(task: Any, names: list[str]) -> dict[str, Any]:
                                               "for ones of a named group), e.g. {robustness: "
                                               "0.3, bias: 0.1}: the rate over every "
                                               "transformation of the group."},
+                    "transformations": {
+                        "type": "object", "additionalProperties": unit, "default": {},
+                        "description": "Per check: a transformation (by its name) and the "
+                                       "largest violation rate it may have, e.g. {typos_keyboard: "
+                                       "0.1}: the rate over all its relations."},
+                    "bias": {
+                        "type": "object", "additionalProperties": False, "default": {},
+                        "properties": {
+                            "max_gap": {"type": ["number", "null"], "minimum": 0, "maximum": 1,
+                                        "default": None,
+                                        "description": "The largest difference allowed between "
+                                                       "the violation rates of two comparable "
+                                                       "bias checks (e.g. 0.05: five points)."},
+                            "compare": {"type": ["object", "null"], "default": None,
+                                        "additionalProperties": {"type": "array", "minItems": 2,
+                                                                 "items": {"type": "string"}},
+                                        "description": "Which checks are compared: label → "
+                                                       "transformation names; null: the bias "
+                                                       "group's checks of one type and pool."},
+                        },
+                        "description": "Bias judged as a gap between groups (Anglo against "
+                                       "Nigerian names), not by either rate alone."},
                     "max_attack_success_rate": {
                         "type": ["number", "null"], "minimum": 0, "maximum": 1, "default": None,
                         "description": "Exit 1 when an attack's success rate (every word of "

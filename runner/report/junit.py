@@ -159,7 +159,30 @@ def build_junit(results: dict[str, Any], cases: CaseSource) -> ET.Element:
         scope = check["scope"]
         if scope.startswith("attack "):
             continue
-        if scope.startswith("group "):
+        if check.get("kind") == "gap":
+            tc = testcase("bias", scope.removeprefix("bias gap "))
+            members = ", ".join(f"{k} {r:.1%}" for k, r in sorted(check["members"].items()))
+            gap = "–" if check["rate"] is None else f"{check['rate']:.1%}"
+            summary = (f"{scope}: largest difference {gap} between {members or 'no judged check'}"
+                       f", limit {check['max']:.1%} (report.fail_on.bias.max_gap)")
+            if check["rate"] is None:
+                skipped(tc, summary)
+            elif not check["passed"]:
+                n_fail += 1
+                ET.SubElement(tc, "failure", message=xml_text(summary),
+                              type="BiasGap").text = xml_text(summary)
+            ET.SubElement(tc, "system-out").text = xml_text(summary)
+            continue
+        if scope.startswith("check "):
+            from runner.report.thresholds import per_transformation_rates
+
+            name = scope.removeprefix("check ")
+            tc = testcase("checks", name)
+            counts = per_transformation_rates(results.get("summary") or []).get(name) or {
+                "pass": 0, "fail": 0}
+            where = f"report.fail_on.transformations.{name}"
+            summary = f"check {name}: "
+        elif scope.startswith("group "):
             group = scope.removeprefix("group ")
             tc = testcase("groups", group)
             counts = groups.get(group) or {"pass": 0, "fail": 0, "transformations": []}

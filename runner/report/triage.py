@@ -200,7 +200,10 @@ class Triage:
         attacks = (results.get("attacks") or {}).get("summary")
         out["thresholds"] = evaluate_thresholds(results["suite"]["filled"]["report"]["fail_on"],
                                                 out["overall"], out["relations"],
-                                                out.get("groups"), attacks=attacks)
+                                                out.get("groups"), attacks=attacks,
+                                                summary=out["summary"],
+                                                transformations=results["suite"]["filled"].get(
+                                                    "transformations"))
         per_t: dict[str, dict[str, Any]] = defaultdict(lambda: {"confirmed": 0, "false_alarms": 0})
         for (t, _), n in confirmed.items():
             per_t[t]["confirmed"] += n

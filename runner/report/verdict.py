@@ -55,6 +55,8 @@ def thresholds_set(fail_on: dict[str, Any]) -> bool:
     return (fail_on.get("max_violation_rate") is not None
             or any(v is not None for v in (fail_on.get("relations") or {}).values())
             or any(v is not None for v in (fail_on.get("groups") or {}).values())
+            or any(v is not None for v in (fail_on.get("transformations") or {}).values())
+            or (fail_on.get("bias") or {}).get("max_gap") is not None
             or fail_on.get("max_attack_success_rate") is not None)
 
 
@@ -96,7 +98,8 @@ def checks_of(results: dict[str, Any]) -> dict[str, Any]:
     attacks = (results.get("attacks") or {}).get("summary")
     return evaluate_thresholds(fail_on_of(results), results["overall"],
                                results.get("relations") or {}, results.get("groups") or {},
-                               attacks=attacks)
+                               attacks=attacks, summary=results.get("summary") or [],
+                               transformations=results["suite"]["filled"].get("transformations"))
 
 
 def nothing_tested(results: dict[str, Any]) -> bool:
@@ -150,8 +153,10 @@ def covering_checks(results: dict[str, Any], row: dict[str, Any],
                     checks: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The thresholds a transformation × relation row counts toward: overall, its relation's,
     its group's."""
-    scopes = {"overall", row["relation"], f"group {row.get('group', 'research')}"}
-    return [c for c in checks if c["scope"] in scopes]
+    scopes = {"overall", row["relation"], f"group {row.get('group', 'research')}",
+              f"check {row['transformation']}"}
+    return [c for c in checks if c["scope"] in scopes
+            or (c.get("kind") == "gap" and row["transformation"] in c.get("members", {}))]
 
 
 def row_status(results: dict[str, Any], row: dict[str, Any],
@@ -163,6 +168,14 @@ def row_status(results: dict[str, Any], row: dict[str, Any],
         checks = checks_of(results)["checks"]
     cover = covering_checks(results, row, checks)
     rate = row["violation_rate"]
+    # A bias gap is failed by the check of the group that fares worst, not by a rate limit.
+    for c in [c for c in cover if c.get("kind") == "gap"]:
+        members = c["members"]
+        if not c["passed"] and members and row["transformation"] == max(members, key=members.get):
+            return {"status": "fail", "max": None, "limit_name": "bias gap",
+                    "why": f"{c['scope']} {c['rate']:.1%} exceeds {c['max']:.1%}; this check "
+                           f"fares worst"}
+    cover = [c for c in cover if c.get("kind") != "gap"]
     if not cover:
         return {"status": "none" if rate is not None else "unjudged", "max": None,
                 "why": "no threshold set", "limit_name": ""}

@@ -184,6 +184,19 @@ def relation_checks(results: dict[str, Any]) -> list[dict[str, Any]]:
             continue  # a suite of the research methods only: nothing to add to the rows above
         rows.append({"scope": f"group {group}", "rate": c["violation_rate"], "max": limit,
                      "fail": c["fail"], "judged": c["pass"] + c["fail"]})
+    # per check (one transformation) and the bias gaps, as the thresholds judged them
+    from runner.report.thresholds import per_transformation_rates
+    from runner.report.verdict import checks_of
+
+    per_check = per_transformation_rates(results.get("summary") or [])
+    for c in checks_of(results)["checks"]:
+        if c["scope"].startswith("check "):
+            e = per_check.get(c["scope"].removeprefix("check "), {})
+            rows.append({"scope": c["scope"], "rate": c["rate"], "max": c["max"],
+                         "fail": e.get("fail", 0), "judged": e.get("fail", 0) + e.get("pass", 0)})
+        elif c.get("kind") == "gap":
+            rows.append({"scope": c["scope"], "rate": c["rate"], "max": c["max"],
+                         "fail": "–", "judged": f"{len(c['members'])} checks"})
     from runner.tasks import task_of_results
 
     rows += task_of_results(results).threshold_rows(results)
