@@ -17,8 +17,11 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from make_pud_gold import tag_spans, write_part  # noqa: E402
+
+from runner.text.inline import detokenise as join_tokens  # noqa: E402
 
 MIN_TOKENS = 6
 PART_A = 450
@@ -50,21 +53,7 @@ def read_articles(path: Path):
 
 def detokenise(tokens: list[str]) -> tuple[str, list[tuple[int, int]]]:
     """The sentence's text and each token's character offsets in it."""
-    text, offsets, quote_open, glue_next = "", [], False, True
-    for tok in tokens:
-        glue = glue_next or tok in NO_SPACE_BEFORE
-        glue_next = tok in NO_SPACE_AFTER
-        if tok == '"':
-            if quote_open:
-                glue = True          # a closing quote sticks to the word before it
-            else:
-                glue_next = True     # an opening quote to the word after it
-            quote_open = not quote_open
-        if text and not glue:
-            text += " "
-        offsets.append((len(text), len(text) + len(tok)))
-        text += tok
-    return text, offsets
+    return join_tokens(tokens, no_space_before=NO_SPACE_BEFORE, no_space_after=NO_SPACE_AFTER)
 
 
 def main(src: str, dest: str) -> None:

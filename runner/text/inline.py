@@ -1,5 +1,8 @@
 """Offsets for corpora written by hand: inline markers and text that occurs once.
 
+Tokenised corpora (CoNLL-style files, Re-DocRED) are joined back into text by
+:func:`detokenise`, which keeps each token's offsets.
+
 A relation-extraction line may mark its arguments in the text itself — ``"[E1 Anna Keller]
 married [E2 Tom Brandt] in 2009."`` — or name them by their text alone (``"head": {"text": "Anna
 Keller", "type": "PERSON"}``) when that text occurs once in the sentence; a coreference line may
@@ -61,3 +64,26 @@ def locate_once(text: str, needle: str, what: str) -> tuple[int, int]:
         raise InlineError(f"{what}: {needle!r} occurs {len(found)} times (at characters {at}); "
                           "give its start and end, or mark it inline ([E1 …], [E2 …])")
     return found[0], found[0] + len(needle)
+
+
+def detokenise(tokens: list[str], *, no_space_before: set[str] | frozenset[str],
+               no_space_after: set[str] | frozenset[str]) -> tuple[str, list[tuple[int, int]]]:
+    """The sentence's text and each token's character offsets in it: tokens joined by single
+    spaces, except before a token of ``no_space_before`` and after one of ``no_space_after``;
+    straight double quotes alternate between opening (glued to the word after) and closing
+    (glued to the word before)."""
+    text, offsets, quote_open, glue_next = "", [], False, True
+    for tok in tokens:
+        glue = glue_next or tok in no_space_before
+        glue_next = tok in no_space_after
+        if tok == '"':
+            if quote_open:
+                glue = True          # a closing quote sticks to the word before it
+            else:
+                glue_next = True     # an opening quote to the word after it
+            quote_open = not quote_open
+        if text and not glue:
+            text += " "
+        offsets.append((len(text), len(text) + len(tok)))
+        text += tok
+    return text, offsets

@@ -99,21 +99,9 @@ _COUNTRY_ALIASES = {"US", "U.S.", "USA", "U.S.A.", "United States of America", "
 
 def detokenise(tokens: list[str]) -> tuple[str, list[tuple[int, int]]]:
     """The sentence's text and each token's character offsets in it."""
-    text, offsets, quote_open, glue_next = "", [], False, True
-    for tok in tokens:
-        glue = glue_next or tok in NO_SPACE_BEFORE
-        glue_next = tok in NO_SPACE_AFTER
-        if tok == '"':
-            if quote_open:
-                glue = True
-            else:
-                glue_next = True
-            quote_open = not quote_open
-        if text and not glue:
-            text += " "
-        offsets.append((len(text), len(text) + len(tok)))
-        text += tok
-    return text, offsets
+    from runner.text.inline import detokenise as join
+
+    return join(tokens, no_space_before=NO_SPACE_BEFORE, no_space_after=NO_SPACE_AFTER)
 
 
 class PlaceTyper:
