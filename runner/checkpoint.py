@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 CASES_FILE = "cases.jsonl"
 PROGRESS_FILE = "progress.jsonl"  # one line per recorded batch: what --resume continues from
@@ -62,3 +62,22 @@ def load_progress(out_dir: Path, key: str) -> dict[str, Any]:
     state["resumed_at"] = resumes
     state["progress_bytes"] = good_bytes
     return state
+
+
+def batch_analyses(progress_path: Path) -> Iterator[dict[str, Any]]:
+    """The violation analysis's checkpoint of every batch recorded in a progress file, in order
+    (what a task's analyzer takes back on ``--resume``: the last one's totals, and whatever each
+    batch added)."""
+    with Path(progress_path).open(encoding="utf-8") as handle:
+        for line in handle:
+            mark = json.loads(line)
+            if mark.get("kind") == "batch" and "analysis" in mark:
+                yield mark["analysis"]
+
+
+def last_analysis(progress_path: Path) -> dict[str, Any] | None:
+    """The analysis checkpoint of the last batch recorded whole, or None."""
+    last = None
+    for last in batch_analyses(progress_path):
+        pass
+    return last

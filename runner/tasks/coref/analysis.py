@@ -84,15 +84,9 @@ class CorefAnalyzer:
         return {"stats": self.done.state()}
 
     def restore_from_progress(self, path: Any) -> None:
-        import json
-        from pathlib import Path
+        from runner.checkpoint import last_analysis
 
-        last = None
-        with Path(path).open(encoding="utf-8") as handle:
-            for line in handle:
-                mark = json.loads(line)
-                if mark.get("kind") == "batch" and "analysis" in mark:
-                    last = mark["analysis"]
+        last = last_analysis(path)
         self.done = Tally.from_state(last["stats"]) if last else Tally()
         self.pending = Tally()
 

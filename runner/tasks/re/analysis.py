@@ -6,9 +6,7 @@ whose source had a relation, and the violations among those; results.json gets t
 violations among the groups whose source got a relation)."""
 from __future__ import annotations
 
-import json
 from collections import Counter
-from pathlib import Path
 from typing import Any, Sequence
 
 from runner.tasks.re.types import NO_RELATION
@@ -55,12 +53,9 @@ class REAnalyzer:
         return {"re_passes": {mr: dict(n) for mr, n in self.done.items()}}
 
     def restore_from_progress(self, path: Any) -> None:
-        last = None
-        with Path(path).open(encoding="utf-8") as handle:
-            for line in handle:
-                mark = json.loads(line)
-                if mark.get("kind") == "batch" and "analysis" in mark:
-                    last = mark["analysis"]
+        from runner.checkpoint import last_analysis
+
+        last = last_analysis(path)
         self.done = {mr: Counter(n) for mr, n in ((last or {}).get("re_passes") or {}).items()}
         self.pending = {}
 

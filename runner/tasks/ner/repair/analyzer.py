@@ -136,20 +136,14 @@ class ViolationAnalyzer:
     def restore_from_progress(self, path: Any) -> None:
         """Take back the totals and the candidate pool of the batches recorded in a progress
         file (``--resume``): the last batch line's totals, every batch line's pool entries."""
-        import json
-        from pathlib import Path
+        from runner.checkpoint import batch_analyses
 
         last = None
         src = self.relabeler.source if self.relabeler else None
-        with Path(path).open(encoding="utf-8") as handle:
-            for line in handle:
-                mark = json.loads(line)
-                if mark.get("kind") != "batch" or "analysis" not in mark:
-                    continue
-                last = mark["analysis"]
-                if isinstance(src, CorpusEntityCandidates):
-                    for e in last.get("pool_added", []):
-                        src.restore(e)
+        for last in batch_analyses(path):
+            if isinstance(src, CorpusEntityCandidates):
+                for e in last.get("pool_added", []):
+                    src.restore(e)
         self.done = Stats.from_state(last["stats"]) if last else Stats()
         self.pending = Stats()
 
