@@ -1,17 +1,16 @@
 """The run loop: corpus → source predictions → follow-ups → follow-up predictions → verdicts.
 
-The loop knows no task: what an input, a prediction, an expected answer and a verdict are comes
-from the suite's task (:class:`runner.tasks.base.Task`), and what runs after a batch's cases (NER:
-adversarial attacks) are the task's stages (:class:`runner.stages.BatchStage`).
+The loop knows no task: inputs, predictions, expected answers and verdicts come from the suite's
+task (:class:`runner.tasks.base.Task`), and what runs after a batch's cases (NER: attacks) from
+the task's stages (:class:`runner.stages.BatchStage`).
 
 Sources are streamed in batches (``limits.batch_size``). A batch goes through four steps, each
 handing the next a frozen record (:mod:`runner.steps`): *generate* (the system's answers for the
 sources, their parse, every transformation's follow-ups, the filters that use the shared
 pipelines), *filter* (the model-based filters, on a second thread while the next batch is
 generated), *ask* (the last filters, the per-source cap, the system's answers for the follow-ups)
-and *judge* (the relations' verdicts); then the task's analysis and the stages *decide* it, and
-:meth:`Engine.run` records it: its cases appended to ``cases.jsonl`` and flushed, so memory does
-not grow with the corpus and an interrupted or crashed run loses nothing already decided.
+and *judge* (the relations' verdicts); the analysis and the stages then *decide* it. Its cases
+are appended to ``cases.jsonl``: memory does not grow and a crash loses nothing decided.
 """
 from __future__ import annotations
 
@@ -300,10 +299,11 @@ class Engine:
             self.analyzer.observe(batch, judged.predictions)
             cases = self.analyzer.process(judged.cases)
         records: dict[str, list[dict[str, Any]]] = {}
+        docs = None     # parsed once, within the first stage's time
         for stage in self.after_batch:
             with self.stages(stage.name):
-                docs = (self.parser.parse_many([s.text for s in batch]) if self.parser
-                        else [None] * len(batch))
+                docs = docs or (self.parser.parse_many([s.text for s in batch]) if self.parser
+                                else [None] * len(batch))
                 records[stage.name] = stage.run_batch(batch, judged.predictions, docs)
         return Decided(batch, cases, judged.tally, judged.funnel, records)
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from runner.report.display import visible_text
+from runner.report.thresholds import per_transformation_rates
 from runner.report.triage import is_false_alarm
 from runner.report.writers import CaseSource, cases_of
 
@@ -148,13 +149,14 @@ def build_junit(results: dict[str, Any], cases: CaseSource) -> ET.Element:
         if shown and rs["status"] != "fail":   # violations not failed on: still shown
             out.text += xml_text(f"\n\nFirst {len(shown)} of {row['fail']} violations:\n\n"
                                  + "\n\n".join(describe_example(c, task) for c in shown) + "\n")
-    # One test case per threshold of report.fail_on (overall, relations, groups); the attacks'
-    # have their own below.
+    # One test case per threshold of report.fail_on (overall, relations, groups, checks, bias
+    # gaps); the attacks' have their own below.
     for group, counts in sorted((results.get("groups") or {}).items()):
         ET.SubElement(props, "property", name=f"group.{group}.violation_rate",
                       value=xml_text("" if counts.get("violation_rate") is None
                                      else counts["violation_rate"]))
     groups = results.get("groups") or {}
+    per_check = per_transformation_rates(results.get("summary") or [])
     for check in v["checks"]:
         scope = check["scope"]
         if scope.startswith("attack "):
@@ -169,12 +171,9 @@ def build_junit(results: dict[str, Any], cases: CaseSource) -> ET.Element:
                        "(report.fail_on.bias.max_gap)")
             failure_type = "BiasGap"
         elif scope.startswith("check "):
-            from runner.report.thresholds import per_transformation_rates
-
             name = scope.removeprefix("check ")
             tc = testcase("checks", name)
-            counts = per_transformation_rates(results.get("summary") or []).get(name) or {
-                "pass": 0, "fail": 0}
+            counts = per_check.get(name) or {"pass": 0, "fail": 0}
             where = f"report.fail_on.transformations.{name}"
             summary = f"check {name}: "
         elif scope.startswith("group "):

@@ -186,10 +186,10 @@ def relation_checks(results: dict[str, Any]) -> list[dict[str, Any]]:
                      "fail": c["fail"], "judged": c["pass"] + c["fail"]})
     # per check (one transformation) and the bias gaps, as the thresholds judged them
     from runner.report.thresholds import per_transformation_rates
-    from runner.report.verdict import checks_of
+    from runner.report.verdict import verdict_of
 
     per_check = per_transformation_rates(results.get("summary") or [])
-    for c in checks_of(results)["checks"]:
+    for c in verdict_of(results)["checks"]:
         if c["scope"].startswith("check "):
             e = per_check.get(c["scope"].removeprefix("check "), {})
             rows.append({"scope": c["scope"], "rate": c["rate"], "max": c["max"],
