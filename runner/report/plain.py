@@ -54,23 +54,13 @@ def names(results: dict[str, Any], task: Any) -> dict[str, dict[str, dict[str, s
             e = entry(regs.get("relations"), rel)
             out["relations"][rel] = {"name": rel, "type": rel, "title": e.get("title", ""),
                                      "violation": e.get("violation") or e.get("description", "")}
-    attacks = _attack_registry(task)
+    attacks = regs.get("attacks")   # a task's stages' components (NER: the attacks)
     for a in filled.get("attacks") or []:
         name = a.get("name", a.get("type", ""))
         e = entry(attacks, a.get("type", name))
         out["attacks"][name] = {"name": name, "type": a.get("type", name),
                                 "title": e.get("title", ""), "violation": e.get("violation", "")}
     return out
-
-
-def _attack_registry(task: Any) -> Any:
-    try:
-        from importlib import import_module
-
-        return getattr(import_module(f"{type(task).__module__.rsplit('.', 1)[0]}.catalog"),
-                       "ATTACKS", None)
-    except Exception:  # noqa: BLE001 — a task without attacks
-        return None
 
 
 def label(item: dict[str, str] | None, name: str) -> str:
