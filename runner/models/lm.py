@@ -43,6 +43,7 @@ from typing import Any, Sequence
 
 from runner.models.gguf import LM_ALIASES, OFFLINE_LM  # noqa: F401  (the offline default)
 from runner.models.loading import LoadedModel, map_chunks, pad_batch
+from runner.models.mlm import _order_by_length
 
 Slot = tuple[str, int, int]          # (text, start, end): text[start:end] is replaced
 Proposal = tuple[str, float]         # (replacement, score), best first
@@ -184,8 +185,7 @@ class CausalLM(LoadedModel):
     def _map(self, fn: Any, rows: Sequence[Sequence[int]]) -> list[Any]:
         """``fn(chunk)`` for the rows' indices, sorted by length, in chunks of ``batch_size``;
         returns the chunks and their results."""
-        order = sorted(range(len(rows)), key=lambda i: len(rows[i]))
-        chunks = [order[i:i + self.batch_size] for i in range(0, len(order), self.batch_size)]
+        chunks = _order_by_length([len(r) for r in rows], self.batch_size)
         return list(zip(chunks, map_chunks(fn, chunks, self.device)))
 
     # -- passes ------------------------------------------------------------------------------
