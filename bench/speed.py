@@ -76,10 +76,15 @@ def machine() -> dict:
             "python": platform.python_version(), "system": platform.platform()}
 
 
+# What decides a run's results: the code, its templates, the suites and their data.
+MEASURED = ("runner", "templates", "suites", "pyproject.toml")
+
+
 def commit() -> str:
+    """HEAD, with "+changes" when the code that was measured differs from it."""
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                           text=True).stdout.strip()
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+    dirty = subprocess.run(["git", "status", "--porcelain", "--", *MEASURED], cwd=ROOT,
                            capture_output=True, text=True).stdout.strip()
     return head + ("+changes" if dirty else "")
 
