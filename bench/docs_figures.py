@@ -352,6 +352,17 @@ def _candidate_sources() -> str:
             f"keeps:\n\n" + "\n".join(rows) + f"\n\n{_measured(rec)}")
 
 
+@figures("naturalness")
+def _naturalness() -> str:
+    rec = _load("naturalness.json")
+    n = rec["pairs"]
+    rows = ["| scorer | natural sentence scored higher | ties |", "|---|--:|--:|"]
+    rows += [f"| `{c['scorer']}` | {c['right']}/{n} | {c['ties']} |" for c in rec["scorers"]]
+    return (f"On the {n} grammar pairs of `bench/naturalness.py` (a news sentence and a broken "
+            f"variant of it: words swapped, a wrong inflection, a word that does not fit):\n\n"
+            + "\n".join(rows) + f"\n\n{_measured(rec)}")
+
+
 # TIN's bar for a repair (Table 6): ErrorReduce at least this, Cor2Err at most this.
 TIN_BAR = (0.20, 0.12)
 
