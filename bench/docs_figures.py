@@ -245,10 +245,11 @@ def _pct(x: float, digits: int = 1) -> str:
 def _measured(record: dict) -> str:
     m = record["machine"]
     load = ", ".join(f"{x:g}" for x in m["load_average_before"])
+    busy = ("; other work was running, so its times vary from run to run"
+            if m["load_average_before"][0] >= 1 else "")
     return (f"Measured with `{record['command']}` on {record['date']}, at commit "
             f"`{record['commit']}`, on {m['cores']} cores of an {m['cpu']} (load average before "
-            f"the run {load}; the machine was shared with other work, so times vary from run to "
-            f"run), Python {m['python']}.")
+            f"the run {load}{busy}), Python {m['python']}.")
 
 
 def _rows_table(summary: list[dict]) -> str:

@@ -3,6 +3,7 @@ output is what the default suite prints, the docs site's generated pages and blo
 up to date, no page quotes a figure outside them, and the site builds with `mkdocs build
 --strict`."""
 import importlib.util
+import json
 import re
 import shutil
 import subprocess
@@ -60,6 +61,16 @@ def test_no_page_quotes_a_figure_outside_a_generated_block():
     stray = [s for page in figures.scanned_pages() for s in figures.stray(page)]
     assert stray == [], ("figures no script writes (put them in a block of "
                          "bench/docs_figures.py, or remove them):\n" + "\n".join(stray))
+
+
+def test_every_measurement_says_how_it_was_made():
+    for path in sorted((ROOT / "bench" / "results").glob("*.json")):
+        record = json.loads(path.read_text(encoding="utf-8"))
+        for key in ("command", "date", "machine", "commit"):
+            assert record.get(key), f"{path.name} has no {key}"
+        assert record["command"].startswith("python bench/"), path.name
+        assert f"--save bench/results/{path.name}" in record["command"], \
+            f"{path.name} was not written by the command it names"
 
 
 def test_the_figure_scan_finds_figures():
