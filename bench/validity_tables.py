@@ -8,6 +8,9 @@ made: a set read before a later change of the checks keeps the marks of that rea
 
     python bench/validity_tables.py            # print the tables
     python bench/validity_tables.py --write    # write them into docs/pages/validity.md
+
+The page's block (``<!-- figures: validity-tables -->``) is one of those bench/docs_figures.py
+writes; ``--write`` here runs its ``--write``.
 """
 from __future__ import annotations
 
@@ -19,7 +22,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "pages" / "validity.md"
-BEGIN, END = "<!-- validity-tables -->", "<!-- /validity-tables -->"
 
 
 def _pct(confirmed: int, false: int) -> str:
@@ -50,24 +52,15 @@ def tables() -> str:
     return "\n".join(rows) + "\n\nWhat each file's marks are:\n\n" + "\n".join(notes) + "\n"
 
 
-def block() -> str:
-    return (f"{BEGIN}\n<!-- written by bench/validity_tables.py --write; "
-            f"tests/test_docs.py checks it -->\n\n{tables()}\n{END}")
-
-
-def write(page: Path = PAGE) -> None:
-    text = page.read_text(encoding="utf-8")
-    a, b = text.index(BEGIN), text.index(END) + len(END)
-    page.write_text(text[:a] + block() + text[b:], encoding="utf-8")
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--write", action="store_true")
     args = ap.parse_args(argv)
     if args.write:
-        write()
-        print(f"wrote {PAGE}")
+        sys.path.insert(0, str(ROOT / "bench"))
+        import docs_figures
+        for path in docs_figures.write():
+            print(f"wrote {path}")
     else:
         print(tables())
     return 0

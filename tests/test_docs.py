@@ -1,7 +1,9 @@
 """The documentation cannot drift: the README is short and starts with the four tasks, its example
-output is what the default suite prints, the docs site's generated pages are up to date, and the
-site builds with `mkdocs build --strict`."""
+output is what the default suite prints, the docs site's generated pages and blocks of figures are
+up to date, no page quotes a figure outside them, and the site builds with `mkdocs build
+--strict`."""
 import importlib.util
+import json
 import re
 import shutil
 import subprocess
@@ -48,10 +50,37 @@ def test_the_suite_reference_pages_are_written_from_the_registrations():
             f"{path} is out of date: run python -m runner.reference --write"
 
 
-def test_the_validity_tables_are_those_of_the_triage_files():
-    tables = _bench("validity_tables")
-    page = tables.PAGE.read_text(encoding="utf-8")
-    assert tables.block() in page, "run python bench/validity_tables.py --write"
+def test_every_block_of_figures_is_what_its_script_writes():
+    figures = _bench("docs_figures")
+    assert figures.stale() == [], "run python bench/docs_figures.py --write"
+
+
+def test_no_page_quotes_a_figure_outside_a_generated_block():
+    figures = _bench("docs_figures")
+    assert figures.allowed_problems() == []
+    stray = [s for page in figures.scanned_pages() for s in figures.stray(page)]
+    assert stray == [], ("figures no script writes (put them in a block of "
+                         "bench/docs_figures.py, or remove them):\n" + "\n".join(stray))
+
+
+def test_every_measurement_says_how_it_was_made():
+    for path in sorted((ROOT / "bench" / "results").glob("*.json")):
+        record = json.loads(path.read_text(encoding="utf-8"))
+        for key in ("command", "date", "machine", "commit"):
+            assert record.get(key), f"{path.name} has no {key}"
+        assert record["command"].startswith("python bench/"), path.name
+        assert f"--save bench/results/{path.name}" in record["command"], \
+            f"{path.name} was not written by the command it names"
+
+
+def test_the_figure_scan_finds_figures():
+    figures = _bench("docs_figures")
+    for text in ("12.3 %", "took 19.0–22.0 s wall", "895 follow-ups", "4 of 4", "30/36",
+                 "peak 0.74 GB", "1,417 follow-ups", "on 30 news sentences"):
+        assert figures.FIGURE.search(text), text
+    for text in ("Python ≥ 3.11", "exit 4", "WordNet 3.0", "TIN §4.4", "`seed: 13`",
+                 "Sun et al. 2023", "max_follow_ups (M = 20)", "`batch_size` (64)"):
+        assert not figures.FIGURE.search(text), text
 
 
 def test_every_link_between_readme_and_docs_resolves():
