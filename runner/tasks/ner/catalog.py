@@ -584,17 +584,12 @@ ATTACKS.add(
         **_ATTACK_COMMON,
         "max_candidates": {"type": "integer", "minimum": 1, "maximum": 5000, "default": 50,
                            "description": "Random same-type entities tried (paper: 50)."},
-        "pool_file": {"type": ["string", "null"], "default": None,
-                      "description": "Gazetteer: TYPE<TAB>entity per line, or "
-                                     "TYPE:subtype<TAB>entity[<TAB>role] for fine types "
-                                     "(relative to the suite); builtin: the shipped gazetteer of "
-                                     "fine types (GeoNames, WordNet, name lists); null: the "
-                                     "corpus's entities (gold when it has gold labels, else the "
-                                     "system's predictions)."},
-        "unknown_subtype": {"enum": ["skip", "coarse"], "default": "skip",
-                            "description": "With a pool file of fine types, an entity whose "
-                                           "sub-type is unknown: skipped (outcome skipped), or "
-                                           "replaced by any name of its type."},
+        "pool_file": {"type": ["string", "null"], "default": None, "description": (
+            "Gazetteer: TYPE<TAB>entity, or TYPE:subtype<TAB>entity[<TAB>role] per line "
+            "(relative to the suite); builtin: the shipped one of fine types; null: the corpus's "
+            "entities (gold when it has gold labels, else the system's predictions).")},
+        "unknown_subtype": {"enum": ["skip", "coarse"], "default": "skip", "description": (
+            "Fine types: an entity of unknown sub-type skipped, or drawn from its whole type.")},
         "pool_sources": {"type": ["integer", "null"], "minimum": 1, "default": None,
                          "description": "Corpus sentences the pool is read from (null: all)."},
     },
