@@ -14,7 +14,11 @@ ROWS = [
     ("LOCATION:country", "U.S.", "name"), ("LOCATION:city", "Zürich", "pool"),
     ("LOCATION:city", "Lyon", "pool"), ("LOCATION:river", "Danube", "pool"),
     ("LOCATION:river", "Thames", "pool"), ("LOCATION:venue", "Anfield", "pool"),
-    ("ORGANIZATION:sports_team", "Liverpool", "pool"), ("ORGANIZATION:company", "Siemens", "pool"),
+    ("ORGANIZATION:sports_team", "Liverpool", "pool"),
+    ("ORGANIZATION:company.industrial", "Siemens", "pool"),
+    ("ORGANIZATION:company.industrial", "Alstom", "pool"),
+    ("ORGANIZATION:company.car", "BMW", "pool"),
+    ("LOCATION:country_the", "Netherlands", "pool"),
     ("ORGANIZATION:university", "Leiden University", "pool"),
     ("MISC:demonym", "Greek", "pool"), ("MISC:demonym", "Chilean", "pool"),
     ("MISC:cultural_event", "Cannes Film Festival", "pool"),
@@ -74,7 +78,6 @@ def test_wordnet_then_clues_when_the_gazetteer_does_not_know():
     assert g.subtype("MISC", "Sziget Festival") == ("cultural_event", "clue")
     assert g.subtype("MISC", "Estonian") == ("demonym", "clue")
     assert g.subtype("LOCATION", "Tartu", "He was elected mayor of ") == ("city", "clue")
-    assert g.subtype("ORGANIZATION", "Acme Airlines") == ("company", "clue")
     # a sub-type without drawn names is never given: nothing to draw
     assert g.subtype("ORGANIZATION", "Leeds Times") == (None, None)
 
@@ -98,6 +101,21 @@ def test_pools_by_sub_type_and_the_coarse_union():
                                              "Thames", "Anfield"}
     assert g.fine_labels == {"LOCATION", "ORGANIZATION", "MISC", "PERSON"}
     assert g.sizes()["MISC:demonym"] == 2
+
+
+def test_a_company_draws_from_its_kind_a_clue_from_every_kind():
+    g = gaz()
+    assert g.subtype("ORGANIZATION", "Siemens") == ("company.industrial", "gazetteer")
+    assert g.pool("ORGANIZATION", "company.industrial") == ["Alstom", "Siemens"]
+    assert g.subtype("ORGANIZATION", "Acme Airlines") == ("company", "clue")
+    assert g.pool("ORGANIZATION", "company") == ["Alstom", "BMW", "Siemens"]
+
+
+def test_after_the_a_country_that_reads_with_the():
+    g = gaz()
+    assert g.pool_in_place("LOCATION", "country", "U.K.", "The U.S. and the ") == ["Netherlands"]
+    assert g.pool_in_place("LOCATION", "country", "Chile", "ministers of ") == ["Chile", "France"]
+    assert "Netherlands" not in g.pool("LOCATION", None)
 
 
 def test_a_drawn_name_takes_the_original_frame():
@@ -169,12 +187,13 @@ def test_the_shipped_gazetteer():
                              ("LOCATION", "Texas", "state"), ("MISC", "Greek", "demonym"),
                              ("ORGANIZATION", "Juventus", "sports_team"),
                              ("ORGANIZATION", "Nature", "journal"),
+                             ("ORGANIZATION", "Airbus", "company.aircraft"),
                              ("MISC", "Olympic Games", "sports_event")]:
         assert g.subtype(label, name) == (sub, "gazetteer"), name
     assert g.subtype("PERSON", "Karen Whitfield") == ("female", "gazetteer")
-    for key in ("LOCATION:country", "LOCATION:city", "MISC:demonym", "PERSON:male",
-                "ORGANIZATION:company"):
-        assert g.sizes()[key] >= 50, key
+    for label, sub in [("LOCATION", "country"), ("LOCATION", "city"), ("MISC", "demonym"),
+                       ("PERSON", "male"), ("ORGANIZATION", "company")]:
+        assert len(g.pool(label, sub)) >= 50, sub
     # a drawn name belongs to one sub-type of its label
     seen: dict[tuple[str, str], str] = {}
     for (label, sub), names in g.pools.items():

@@ -178,8 +178,6 @@ class EntityAttack(Attack):
         what told it) and the pool's level — ``fine`` (its sub-type), ``coarse`` (its label:
         no sub-types for it, or an unknown one with ``unknown_subtype: coarse``) or ``None``
         (unknown sub-type, skipped)."""
-        from runner.tasks.ner.attacks.subtypes import framed
-
         gaz = self.gazetteer
         if gaz is None or span.label not in gaz.fine_labels:
             return self.pool.get(span.label, []), {"subtype": None, "subtype_from": None,
@@ -188,8 +186,8 @@ class EntityAttack(Attack):
         sub, how = gaz.subtype(span.label, text[span.start:span.end], text[:span.start], text)
         info = {"subtype": sub, "subtype_from": how}
         if sub is not None:
-            return (framed(text[span.start:span.end], sub, gaz.pool(span.label, sub)),
-                    {**info, "pool_level": "fine"})
+            return (gaz.pool_in_place(span.label, sub, text[span.start:span.end],
+                                      text[:span.start]), {**info, "pool_level": "fine"})
         if self.unknown_subtype == "coarse":
             return gaz.pool(span.label, None), {**info, "pool_level": "coarse"}
         return [], {**info, "pool_level": None}

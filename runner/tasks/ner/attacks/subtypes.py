@@ -16,6 +16,9 @@ An attacked entity's sub-type is decided in order by (``from`` in the records):
    a person whose gender nothing tells, in a sentence without a gendered word (he, her, Mr …),
    gets sub-type ``person`` (either gender reads the same there).
 
+Sub-types may have kinds (``company.car``, ``company.bank``): the gazetteer tells the kind, a clue
+("… Ltd") only ``company``, which draws from every kind.
+
 Otherwise the sub-type is unknown (``None``): the attack skips the entity or, with
 ``unknown_subtype: coarse``, draws from every name of its label (records ``pool_level``).
 """
@@ -30,8 +33,9 @@ from typing import Any, Iterable
 BUILTIN = Path(__file__).resolve().parent / "data" / "pools.tsv"
 ROLES = ("pool", "name", "first")
 PERSON_ANY = "person"
+ARTICLE_COUNTRY = "country_the"     # countries read with "the" ("the Netherlands")
 
-# label → WordNet anchor synset → sub-type (build_pools.py draws its WordNet names from the same).
+# label → WordNet anchor synset → sub-type (the names build_pools.py ships come from a subset).
 WORDNET_ANCHORS: dict[str, dict[str, str]] = {
     "LOCATION": {"country.n.02": "country", "city.n.01": "city", "town.n.01": "city",
                  "american_state.n.01": "state", "continent.n.01": "continent",
@@ -55,7 +59,8 @@ _NAME_CLUES = [(lab, re.compile(p), sub) for lab, p, sub in [
     ("LOCATION", r"\b(Museum|Gallery|Musée|Museo)\b", "museum"),
     ("ORGANIZATION", r"\b(University|Universität|Université|Universidad|College|Institute of "
                      r"Technology)\b", "university"),
-    ("ORGANIZATION", r"\b(Central Bank|Reserve Bank|Federal Reserve)\b|^Bank of \S", "central_bank"),
+    ("ORGANIZATION", r"\b(Central Bank|Reserve Bank|Federal Reserve)\b|^Bank of \S",
+     "central_bank"),
     ("ORGANIZATION", r"^(FC|AC|AS|SC|SV|Real|Atlético|Sporting) \S|\S (F\.?C\.?|United|"
                      r"Rovers|Wanderers|Athletic|Hotspur)$", "sports_team"),
     ("ORGANIZATION", r"\b(Inc\.?|Ltd\.?|plc|PLC|AG|SE|GmbH|S\.A\.|Corp\.?|Corporation|Company|"
@@ -136,14 +141,25 @@ class Gazetteer:
         self.fine_labels = {lab for lab, sub in self.pools if sub}
 
     def pool(self, label: str, sub: str | None) -> list[str]:
-        """The names drawn for a sub-type (``person``: either gender); ``None``: every name of
-        the label, coarse lines and sub-types together."""
+        """The names drawn for a sub-type and its kinds (``company``: ``company.car``, …;
+        ``person``: either gender); ``None``: every name of the label, coarse lines and
+        sub-types together (but the countries read with "the")."""
         if sub is None:
-            return sorted({n for (lab, _), v in self.pools.items() if lab == label for n in v})
+            return sorted({n for (lab, s), v in self.pools.items() if lab == label
+                           and s != ARTICLE_COUNTRY for n in v})
         if label == "PERSON" and sub == PERSON_ANY:
             return sorted({n for (lab, s), v in self.pools.items() if lab == label and s
                            for n in v})
-        return self.pools.get((label, sub), [])
+        return sorted({n for (lab, s), v in self.pools.items() if lab == label and s
+                       and (s == sub or s.startswith(sub + ".")) for n in v})
+
+    def pool_in_place(self, label: str, sub: str, original: str, before: str) -> list[str]:
+        """The names drawn for an entity of ``sub``, as they should read in its place: after
+        "the", a country that reads with it ("the U.K." → "the Netherlands"); "River X" for
+        "River Severn"."""
+        if sub == "country" and re.search(r"\bthe\s*$", before, re.I):
+            return self.pool(label, ARTICLE_COUNTRY)
+        return framed(original, sub, self.pool(label, sub))
 
     def sizes(self) -> dict[str, int]:
         return {f"{lab}:{sub}" if sub else lab: len(v)
@@ -154,7 +170,8 @@ class Gazetteer:
                 sentence: str = "") -> tuple[str | None, str | None]:
         """``(sub-type, how)`` of an entity of ``label`` written ``name``, with the sentence's
         text ``before`` it and the whole ``sentence``; ``(None, None)`` when nothing tells."""
-        subs = {s for (lab, s) in self.pools if lab == label and s}
+        subs = {p for (lab, s) in self.pools if lab == label and s
+                for p in _prefixes(s)}
         if label == "PERSON":
             words = name.split()
             sub = self.firsts.get(norm(words[0])) if len(words) > 1 else None
@@ -197,6 +214,12 @@ class Gazetteer:
                 if sub in subs:
                     return sub
         return None
+
+
+def _prefixes(sub: str) -> list[str]:
+    """``company.car`` → ``company``, ``company.car``: a clue may name the sub-type only."""
+    parts = sub.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
 
 
 @functools.lru_cache(maxsize=1)

@@ -6,6 +6,10 @@ when the lists should change:
     pip download faker==40.54.0 --no-deps -d /tmp/faker && cd /tmp/faker && unzip -q faker-*.whl
     python runner/tasks/ner/attacks/data/build_pools.py /tmp/faker
 
+Sub-types may have kinds after a dot (``company.car``): an entity of a kind draws from its kind,
+one known only as a ``company`` from every kind. ``LOCATION:country_the`` holds the countries read
+with "the", drawn in place of a country that follows "the".
+
 Each line of ``pools.tsv`` is ``LABEL:subtype<TAB>name<TAB>role``; role ``pool`` — a name the
 attack may put in place of an entity of that sub-type (and a name it recognises), ``name`` — a
 name it only recognises (too rare, ambiguous or needing an article to be drawn), ``first`` — a
@@ -148,6 +152,8 @@ def main(faker_dir: str) -> None:
         plain = name[4:] if name.startswith("The ") else name
         add("LOCATION:country", plain,
             "pool" if pop >= 1_000_000 and plain not in WITH_ARTICLE else "name")
+    # Countries read with "the", drawn only where the original follows "the" ("the U.K.").
+    article = sorted(n for n in WITH_ARTICLE if n in countries or "The " + n in countries)
     states = {s["name"] for s in gc.get_us_states().values()}
     for name in states:
         add("LOCATION:state", name, "pool")
@@ -160,10 +166,11 @@ def main(faker_dir: str) -> None:
     for key, names in wordnet_names(wn).items():
         for name, usual in names.items():
             words = name.split()
-            drawn = usual and not {"Mt", "Mt."} & set(words) and (key.endswith(("river", "lake", "mountain", "island"))
-                     and not {"River", "Lake", "Mount", "Island", "Islands"} & set(words)
-                     or key.endswith(("university", "party")) and len(words) > 1
-                     or key.endswith("museum"))
+            drawn = usual and not {"Mt", "Mt."} & set(words) and (
+                key.endswith(("river", "lake", "mountain", "island"))
+                and not {"River", "Lake", "Mount", "Island", "Islands"} & set(words)
+                or key.endswith(("university", "party")) and len(words) > 1
+                or key.endswith("museum"))
             add(key, name, "pool" if drawn else "name")
     for name in demonyms(wn):
         add("MISC:demonym", name, "pool")
@@ -184,15 +191,17 @@ def main(faker_dir: str) -> None:
         for name in names:
             add(f"PERSON:{gender}", name, "pool")
     # One sub-type per name and label: the first in PRIORITY.
-    best: dict[tuple[str, str], str] = {}
+    best: dict[tuple[str, str, bool], str] = {}
+    rank = (lambda sub: PRIORITY.index(sub.split(".")[0]))
     for key, name in rows:
         label, sub = key.split(":")
         k = (label, name.casefold(), rows[(key, name)] == "first")
-        if k not in best or PRIORITY.index(sub) < PRIORITY.index(best[k]):
+        if k not in best or rank(sub) < rank(best[k]):
             best[k] = sub
     kept = sorted((key, name, role) for (key, name), role in rows.items()
                   if best[(key.split(":")[0], name.casefold(), role == "first")]
                   == key.split(":")[1])
+    kept += [("LOCATION:country_the", name, "pool") for name in article]
     with (HERE / "pools.tsv").open("w", encoding="utf-8") as out:
         out.write("# The entity attack's gazetteer of fine types, made by build_pools.py (sources "
                   "and licences: README.md).\n# LABEL:subtype<TAB>name<TAB>role (pool: drawn and "
