@@ -61,6 +61,7 @@ def test_names_are_looked_up_without_accents_case_or_article():
     assert g.subtype("LOCATION", "ZURICH") == ("city", "gazetteer")
     assert g.subtype("LOCATION", "U.S.") == ("country", "gazetteer")
     assert g.subtype("LOCATION", "the Danube") == ("river", "gazetteer")
+    assert g.subtype("LOCATION", "Lyon, France") == ("city", "gazetteer")
 
 
 def test_the_label_tells_a_club_from_its_city():
@@ -89,6 +90,8 @@ def test_a_person_by_first_name_title_or_a_sentence_without_gendered_words():
     text = "Jo Evans and his son Sam Evans rebuilt the chapel."
     assert g.subtype("PERSON", "Sam Evans", text[:text.index("Sam")], text) == ("male", "clue")
     assert g.subtype("PERSON", "Jo Evans", "", text) == (None, None)
+    assert g.subtype("PERSON", "Mrs. Jones", "", "Mrs. Jones said her piece.") == ("female", "clue")
+    assert g.subtype("PERSON", "Olaf", "", "Olaf said he would.") == ("male", "gazetteer")
     plain = "Kim Lee mapped the reefs."
     assert g.subtype("PERSON", "Kim Lee", "", plain) == ("person", "clue")
     assert g.pool("PERSON", "person") == ["Arturo Blanco", "Aurore Rémy"]

@@ -7,14 +7,14 @@ A pool file (``pool_file``; ``builtin``: ``data/pools.tsv``) may give sub-types:
 
 An attacked entity's sub-type is decided in order by (``from`` in the records):
 
-1. ``gazetteer`` — its name (accents, case, a leading "the" ignored) among the file's names of
-   its label; a person by their first name;
+1. ``gazetteer`` — its name (accents, case, a leading "the", a part after a comma ignored)
+   among the file's names of its label; a person by their first name (or a lone first name);
 2. ``wordnet`` — WordNet 3.0: a proper-noun sense of the name whose instance hypernyms (or
    hypernyms) reach an anchor of a sub-type of its label ("Severn" → river.n.01);
-3. ``clue`` — the name's own words ("River X", "X University", "… FC", "… Festival", a word in
-   -ese / -ian for a MISC entity) or the words before it ("mayor of X": a city; "Mr", "Mrs");
-   a person whose gender nothing tells, in a sentence without a gendered word (he, her, Mr …),
-   gets sub-type ``person`` (either gender reads the same there).
+3. ``clue`` — the name's own words ("River X", "X University", "… FC", "… Festival", "Mr.
+   X", a word in -ese / -ian for a MISC entity) or the words before it ("mayor of X": a city;
+   "Mr", "his son"); a person whose gender nothing tells, in a sentence without a gendered
+   word (he, her, Mr …), gets sub-type ``person`` (either gender reads the same there).
 
 Sub-types may have kinds (``company.car``, ``company.bank``): the gazetteer tells the kind, a clue
 ("… Ltd") only ``company``, which draws from every kind.
@@ -86,6 +86,8 @@ _BEFORE_CLUES = [(lab, re.compile(f"(?:{p})" + r"\s*$", re.I), sub) for lab, p, 
     ("PERSON", r"\b(Mrs|Ms|Miss|Lady|Queen|Princess|Madam|Sister|Dame)\.?|\b(his|her|their) "
                r"(daughter|sister|mother|wife|niece|aunt|granddaughter)", "female"),
 ]]
+_TITLE = re.compile(r"(?P<male>(?:Mr|Sir|Lord|Mister)\.?$)|"
+                    r"(?P<female>(?:Mrs|Ms|Miss|Lady|Dame)\.?$)")
 _GENDERED = re.compile(r"\b(he|him|his|himself|she|her|hers|herself|Mr|Mrs|Ms|Miss|Sir|Lady|"
                        r"man|woman|husband|wife|son|daughter|father|mother|brother|sister)\b",
                        re.I)
@@ -174,11 +176,15 @@ class Gazetteer:
                 for p in _prefixes(s)}
         if label == "PERSON":
             words = name.split()
-            sub = self.firsts.get(norm(words[0])) if len(words) > 1 else None
+            if len(words) > 1 and _TITLE.match(words[0]):      # "Mr. Jones": the title tells
+                return _TITLE.match(words[0]).lastgroup, "clue"
+            sub = self.firsts.get(norm(words[0])) if words else None
             if sub:
                 return sub, "gazetteer"
         else:
-            sub = self.names.get((label, norm(name)))
+            # "Washington, D.C.", "Paris, France": the name before the comma
+            sub = (self.names.get((label, norm(name)))
+                   or self.names.get((label, norm(name.split(",")[0]))))
             if sub:
                 return sub, "gazetteer"
             sub = self._from_wordnet(label, name, subs)
