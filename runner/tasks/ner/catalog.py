@@ -554,12 +554,12 @@ ATTACKS.add(
                                       "response.score), labels (black-box: share of the entity's "
                                       "words a deletion mislabels); auto = the richest the "
                                       "system gives."},
-        "candidates": {"enum": ["wordnet", "masked_lm", "vectors", "vectors_file"],
+        "candidates": {"enum": ["wordnet", "masked_lm", "vectors", "vectors_file", "lm"],
                        "default": "wordnet",
                        "description": "Synonym source: WordNet 3.0 (offline), a masked LM, a "
-                                      "spaCy pipeline's vectors, or a word-vector text file "
-                                      "(e.g. counter-fitted Paragram-SL999, the paper's)."},
-        "masked_lm": _MASKED_LM, "vectors": _VECTORS,
+                                      "spaCy pipeline's vectors, a word-vector text file (e.g. "
+                                      "counter-fitted Paragram-SL999, the paper's) or the LM."},
+        "masked_lm": _MASKED_LM, "vectors": _VECTORS, "lm": _LM, "lm_wordnet": _LM_WORDNET,
         "vectors_file": {"type": ["string", "null"], "default": None,
                          "description": "Word-vector text file for candidates: vectors_file "
                                         "(relative to the suite)."},

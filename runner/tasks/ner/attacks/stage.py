@@ -51,11 +51,12 @@ class AttackStage:
             similarity = Similarity(encoder, params.pop("word_similarity", "context"))
             if a["type"] == "entity_context":
                 from runner.nlp import load_spacy
-                from runner.text.candidates import make_source
+                from runner.text.lm_candidates import make_source
 
                 source = make_source(params.pop("candidates"), masked_lm=params.pop("masked_lm"),
                                      vectors=params.pop("vectors"), device=device, fp16=fp16,
-                                     batch_size=batch, vectors_file=params.pop("vectors_file"))
+                                     batch_size=batch, vectors_file=params.pop("vectors_file"),
+                                     lm=params.pop("lm"), lm_wordnet=params.pop("lm_wordnet"))
                 params["synonyms"] = SynonymFinder(
                     source, similarity, load_spacy(params.pop("tagger")),
                     max_candidates=params.pop("max_candidates"),
