@@ -10,6 +10,9 @@ the two words encoded *alone* (``word``): ROC AUC, and precision / recall / kept
 
     python bench/attack_word_similarity.py --make 120 150   # writes the pairs to judge (label -)
     python bench/attack_word_similarity.py                  # scores the judged pairs
+    python bench/attack_word_similarity.py --save           # … and keeps the cosines in
+                                                            # bench/data/attack_word_scores.tsv
+                                                            # (read by bench/attack_tables.py)
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 PAIRS = ROOT / "bench" / "data" / "attack_word_pairs.tsv"
+SCORES = ROOT / "bench" / "data" / "attack_word_scores.tsv"
 
 
 def make(first: int, last: int) -> None:
@@ -45,7 +49,7 @@ def make(first: int, last: int) -> None:
                                 match_case(word, t.text), "-"])
 
 
-def score() -> None:
+def score(save: bool = False) -> None:
     from runner.tasks.ner.attacks.synonyms import Similarity
     from runner.models import OFFLINE_ENCODER, get_encoder
 
@@ -59,8 +63,9 @@ def score() -> None:
     print(f"{len(rows)} judged pairs, {sum(gold)} acceptable ({sum(gold) / len(gold):.0%}), "
           f"from {len({r['line'] for r in rows})} sentences")
     print("mode     AUC    kept@0.5  precision@0.5  recall@0.5")
+    by_mode = {}
     for mode in ("context", "word"):
-        sims = Similarity(encoder, mode).words(pairs)
+        sims = by_mode[mode] = Similarity(encoder, mode).words(pairs)
         pos = [s for s, g in zip(sims, gold) if g]
         neg = [s for s, g in zip(sims, gold) if not g]
         auc = sum((p > q) + 0.5 * (p == q) for p in pos for q in neg) / (len(pos) * len(neg))
@@ -68,10 +73,19 @@ def score() -> None:
         prec = sum(kept) / len(kept) if kept else float("nan")
         rec = sum(kept) / sum(gold)
         print(f"{mode:8} {auc:.3f}  {len(kept):4d}      {prec:.2f}           {rec:.2f}")
+    if save:
+        with SCORES.open("w", encoding="utf-8", newline="") as out:
+            w = csv.writer(out, delimiter="\t", lineterminator="\n")
+            w.writerow(["line", "start", "end", "synonym", "label", "context", "word"])
+            for r, c, wd in zip(rows, by_mode["context"], by_mode["word"]):
+                w.writerow([r["line"], r["start"], r["end"], r["synonym"], r["label"],
+                            f"{c:.4f}", f"{wd:.4f}"])
+        print(f"wrote {SCORES}")
 
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--make", nargs=2, type=int, metavar=("FIRST", "LAST"))
+    ap.add_argument("--save", action="store_true")
     args = ap.parse_args()
-    make(*args.make) if args.make else score()
+    make(*args.make) if args.make else score(args.save)

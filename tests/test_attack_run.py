@@ -31,6 +31,13 @@ def test_a_suite_needs_transformations_or_attacks(tmp_path):
     assert suite.config["relations"] == []
 
 
+def test_the_context_attack_takes_candidates_from_the_lm(tmp_path):
+    suite = load_suite(_write(tmp_path, "transformations: []\nattacks: [{type: entity_context, "
+                                        "candidates: lm}]\n"))
+    attack = suite.config["attacks"][0]
+    assert (attack["candidates"], attack["lm"], attack["lm_wordnet"]) == ("lm", "smollm2", "none")
+
+
 def test_attack_suite_errors_name_file_and_line(tmp_path):
     with pytest.raises(SuiteError) as e:
         load_suite(_write(tmp_path, "transformations: []\nattacks:\n  - type: entity_contxt\n"))

@@ -554,12 +554,12 @@ ATTACKS.add(
                                       "response.score), labels (black-box: share of the entity's "
                                       "words a deletion mislabels); auto = the richest the "
                                       "system gives."},
-        "candidates": {"enum": ["wordnet", "masked_lm", "vectors", "vectors_file"],
+        "candidates": {"enum": ["wordnet", "masked_lm", "vectors", "vectors_file", "lm"],
                        "default": "wordnet",
                        "description": "Synonym source: WordNet 3.0 (offline), a masked LM, a "
-                                      "spaCy pipeline's vectors, or a word-vector text file "
-                                      "(e.g. counter-fitted Paragram-SL999, the paper's)."},
-        "masked_lm": _MASKED_LM, "vectors": _VECTORS,
+                                      "spaCy pipeline's vectors, a word-vector text file (e.g. "
+                                      "counter-fitted Paragram-SL999, the paper's) or the LM."},
+        "masked_lm": _MASKED_LM, "vectors": _VECTORS, "lm": _LM, "lm_wordnet": _LM_WORDNET,
         "vectors_file": {"type": ["string", "null"], "default": None,
                          "description": "Word-vector text file for candidates: vectors_file "
                                         "(relative to the suite)."},
@@ -584,10 +584,12 @@ ATTACKS.add(
         **_ATTACK_COMMON,
         "max_candidates": {"type": "integer", "minimum": 1, "maximum": 5000, "default": 50,
                            "description": "Random same-type entities tried (paper: 50)."},
-        "pool_file": {"type": ["string", "null"], "default": None,
-                      "description": "Gazetteer: TYPE<TAB>entity per line (relative to the "
-                                     "suite); null: the corpus's entities (gold when it has "
-                                     "gold labels, else the system's predictions)."},
+        "pool_file": {"type": ["string", "null"], "default": None, "description": (
+            "Gazetteer: TYPE<TAB>entity, or TYPE:subtype<TAB>entity[<TAB>role] per line "
+            "(relative to the suite); builtin: the shipped one of fine types; null: the corpus's "
+            "entities (gold when it has gold labels, else the system's predictions).")},
+        "unknown_subtype": {"enum": ["skip", "coarse"], "default": "skip", "description": (
+            "Fine types: an entity of unknown sub-type skipped, or drawn from its whole type.")},
         "pool_sources": {"type": ["integer", "null"], "minimum": 1, "default": None,
                          "description": "Corpus sentences the pool is read from (null: all)."},
     },

@@ -150,28 +150,56 @@ class EntityAttack(Attack):
     name = "entity"
 
     def __init__(self, *, max_candidates: int = 50, pool_file: str | None = None,
-                 pool_sources: int | None = None, **kwargs: Any) -> None:
+                 pool_sources: int | None = None, unknown_subtype: str = "skip",
+                 **kwargs: Any) -> None:
         super().__init__(max_candidates=max_candidates, pool_file=pool_file,
-                         pool_sources=pool_sources, **kwargs)
+                         pool_sources=pool_sources, unknown_subtype=unknown_subtype, **kwargs)
         self.max_candidates = max_candidates
         self.pool_file = pool_file
         self.pool_sources = pool_sources
+        self.unknown_subtype = unknown_subtype
         self.pool: dict[str, list[str]] = {}
         self.pool_basis = ""
+        self.gazetteer: Any = None
 
-    def set_pool(self, pool: dict[str, list[str]], basis: str) -> None:
+    def set_pool(self, pool: dict[str, list[str]], basis: str, gazetteer: Any = None) -> None:
+        """The coarse pool by label, and (a pool file with sub-types) its gazetteer."""
         self.pool = {t: sorted(set(v)) for t, v in pool.items()}
         self.pool_basis = basis
+        self.gazetteer = gazetteer if gazetteer is not None and gazetteer.fine_labels else None
 
     def describe(self) -> dict[str, Any]:
-        return {**super().describe(), "pool": self.pool_basis,
-                "pool_sizes": {t: len(v) for t, v in sorted(self.pool.items())}}
+        sizes = (self.gazetteer.sizes() if self.gazetteer is not None
+                 else {t: len(v) for t, v in sorted(self.pool.items())})
+        return {**super().describe(), "pool": self.pool_basis, "pool_sizes": sizes}
+
+    def pool_for(self, source: Sentence, span: Span) -> tuple[list[str], dict[str, Any]]:
+        """The names the entity may be replaced by, and how they were chosen: its sub-type (and
+        what told it) and the pool's level — ``fine`` (its sub-type), ``coarse`` (its label:
+        no sub-types for it, or an unknown one with ``unknown_subtype: coarse``) or ``None``
+        (unknown sub-type, skipped)."""
+        gaz = self.gazetteer
+        if gaz is None or span.label not in gaz.fine_labels:
+            return self.pool.get(span.label, []), {"subtype": None, "subtype_from": None,
+                                                   "pool_level": "coarse"}
+        text = source.text
+        sub, how = gaz.subtype(span.label, text[span.start:span.end], text[:span.start], text)
+        info = {"subtype": sub, "subtype_from": how}
+        if sub is not None:
+            return (gaz.pool_in_place(span.label, sub, text[span.start:span.end],
+                                      text[:span.start]), {**info, "pool_level": "fine"})
+        if self.unknown_subtype == "coarse":
+            return gaz.pool(span.label, None), {**info, "pool_level": "coarse"}
+        return [], {**info, "pool_level": None}
 
     def attack_one(self, source, span, reference, doc, original, blocked, rng):
-        from runner.tasks.ner.attacks.entity import attack_entity
+        from runner.tasks.ner.attacks.entity import attack_entity, skipped
 
-        return attack_entity(text=source.text, entity=span, pool=self.pool.get(span.label, []),
-                             rng=rng, oracle=self.oracle,
-                             sentence_similarity=self.similarity.sentences,
-                             min_sentence_similarity=self.min_sentence_similarity,
-                             max_candidates=self.max_candidates)
+        pool, info = self.pool_for(source, span)
+        if info["pool_level"] is None:
+            return {**skipped(source.text, "sub-type unknown: skipped"), **info}
+        return {**attack_entity(text=source.text, entity=span, pool=pool,
+                                rng=rng, oracle=self.oracle,
+                                sentence_similarity=self.similarity.sentences,
+                                min_sentence_similarity=self.min_sentence_similarity,
+                                max_candidates=self.max_candidates), **info}

@@ -1,8 +1,8 @@
 """The entity attack (Breaking BERT §3.1.3, SPEC §5), for one entity of one sentence.
 
 Up to ``max_candidates`` (50) entities of the same type, drawn at random from the pool (the
-corpus's entities, or a gazetteer file; not one already in the sentence), each put in the
-entity's place; candidates whose sentence
+corpus's entities, or a gazetteer file; with a gazetteer of fine types, those of the entity's own
+sub-type — ``subtypes``; not one already in the sentence), each put in the entity's place; candidates whose sentence
 similarity to the original falls below the threshold are never sent; the rest go to the system in
 one call. The replacement's words should read B-TYPE I-TYPE…; among the candidates that mislabel
 the largest share of them the most similar sentence is kept, as the authors' code does
@@ -20,6 +20,13 @@ from runner.tasks.ner.attacks.oracle import Oracle, View
 from runner.tasks.ner.attacks.words import outcome_of, reference_labels, words_in, wrong_tokens
 from runner.types import Edit, Replacement
 from runner.tasks.ner.types import Span
+
+
+def skipped(text: str, note: str) -> dict[str, Any]:
+    """The record of an entity not attacked (no pool of its sub-type): outcome ``skipped``."""
+    return {"adversarial": text, "edit": [], "changes": [], "labels_after": [],
+            "prediction_after": [], "wrong": 0, "outcome": "skipped", "similarity": None,
+            "perturbed": 0, "candidates": 0, "candidates_sent": 0, "note": note}
 
 
 def attack_entity(*, text: str, entity: Span, pool: Sequence[str], rng: random.Random,

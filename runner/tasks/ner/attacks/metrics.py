@@ -9,7 +9,13 @@
   of the sentence's out-of-mention words;
 - ``median_similarity``: median sentence similarity of the successful adversarial sentences;
 - ``queries_per_entity``: mean texts asked of the system per attacked entity (cache hits count:
-  they measure the attack, the cache statistics measure the cost).
+  they measure the attack, the cache statistics measure the cost);
+- ``skipped``: entities not attacked (the entity attack with a gazetteer of fine types, when an
+  entity's sub-type is unknown); they are not in ``attacked`` nor in any rate.
+
+With a gazetteer of fine types the entity attack's summary also has ``per_pool`` (``fine``: the
+entity's own sub-type; ``coarse``: its type) and ``per_subtype`` (with ``unknown``), and
+``subtype_from`` counts what told the sub-types (gazetteer, wordnet, clue; null: unknown).
 """
 from __future__ import annotations
 
@@ -18,7 +24,8 @@ from collections import defaultdict
 from typing import Any, Iterable
 
 
-def _block(records: list[dict[str, Any]]) -> dict[str, Any]:
+def _block(all_records: list[dict[str, Any]]) -> dict[str, Any]:
+    records = [r for r in all_records if r["outcome"] != "skipped"]
     n = len(records)
     succ = [r for r in records if r["outcome"] == "success"]
     part = [r for r in records if r["outcome"] == "partial"]
@@ -38,6 +45,7 @@ def _block(records: list[dict[str, Any]]) -> dict[str, Any]:
         "queries_per_entity": round(statistics.fmean(queries), 2) if queries else None,
         "median_queries": statistics.median(queries) if queries else None,
         "no_candidate": sum(1 for r in records if r.get("note", "").startswith("no ")),
+        "skipped": len(all_records) - n,
     }
 
 
@@ -52,4 +60,21 @@ def summarise(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
             by_type[r["entity"]["label"]].append(r)
         out[attack] = {**_block(recs),
                        "per_type": {t: _block(v) for t, v in sorted(by_type.items())}}
+        if any(r.get("subtype_from") for r in recs):
+            out[attack].update(_fine(recs))
     return out
+
+
+def _fine(recs: list[dict[str, Any]]) -> dict[str, Any]:
+    by_pool: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    by_sub: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    told: dict[str, int] = defaultdict(int)
+    for r in recs:
+        if r.get("pool_level"):
+            by_pool[r["pool_level"]].append(r)
+        label = r["entity"]["label"]
+        by_sub[f"{label}:{r.get('subtype') or 'unknown'}"].append(r)
+        told[r.get("subtype_from") or "unknown"] += 1
+    return {"per_pool": {k: _block(v) for k, v in sorted(by_pool.items())},
+            "per_subtype": {k: _block(v) for k, v in sorted(by_sub.items())},
+            "subtype_from": dict(sorted(told.items()))}

@@ -84,7 +84,9 @@ def console_lines(results: dict[str, Any]) -> list[str]:
     out = []
     for name, s in attacks.get("summary", {}).items():
         pct = (lambda v: "–" if v is None else f"{v:.1%}")
-        out.append(f"attack {name}: {s['attacked']} entities, success {pct(s['success_rate'])}, "
+        skipped = f" ({s['skipped']} skipped: sub-type unknown)" if s.get("skipped") else ""
+        out.append(f"attack {name}: {s['attacked']} entities{skipped}, success "
+                   f"{pct(s['success_rate'])}, "
                    f"partial {pct(s['partial_rate'])}, words perturbed "
                    f"{'–' if s['words_perturbed_pct'] is None else str(s['words_perturbed_pct']) + '%'}"
                    f", median similarity {s['median_similarity'] if s['median_similarity'] is not None else '–'}"

@@ -51,11 +51,12 @@ class AttackStage:
             similarity = Similarity(encoder, params.pop("word_similarity", "context"))
             if a["type"] == "entity_context":
                 from runner.nlp import load_spacy
-                from runner.text.candidates import make_source
+                from runner.text.lm_candidates import make_source
 
                 source = make_source(params.pop("candidates"), masked_lm=params.pop("masked_lm"),
                                      vectors=params.pop("vectors"), device=device, fp16=fp16,
-                                     batch_size=batch, vectors_file=params.pop("vectors_file"))
+                                     batch_size=batch, vectors_file=params.pop("vectors_file"),
+                                     lm=params.pop("lm"), lm_wordnet=params.pop("lm_wordnet"))
                 params["synonyms"] = SynonymFinder(
                     source, similarity, load_spacy(params.pop("tagger")),
                     max_candidates=params.pop("max_candidates"),
@@ -74,8 +75,14 @@ class AttackStage:
             if attack.name != "entity":
                 continue
             if attack.pool_file:
-                attack.set_pool(read_pool_file(Path(attack.pool_file)),
-                                f"file:{Path(attack.pool_file).name}")
+                from runner.tasks.ner.attacks.subtypes import BUILTIN, Gazetteer, read_rows
+
+                path = BUILTIN if attack.pool_file == "builtin" else Path(attack.pool_file)
+                rows = read_rows(path)
+                attack.set_pool(_by_label(rows), f"file:{path.name}", Gazetteer(rows))
+                self.log(f"entity attack pool ({attack.pool_basis}): "
+                         + ", ".join(f"{k} {n}" for k, n in attack.describe()["pool_sizes"]
+                                     .items()))
                 continue
             limit = attack.pool_sources
             gold: dict[str, list[str]] = {}
@@ -147,19 +154,18 @@ def iter_records(path: Path) -> Iterator[dict[str, Any]]:
 
 
 def read_pool_file(path: Path) -> dict[str, list[str]]:
-    """A gazetteer: one ``TYPE<TAB>entity text`` per line (the suite's common types)."""
-    from runner.errors import MtrunError
+    """A gazetteer's drawn names by label: one ``TYPE<TAB>entity text`` per line (the suite's
+    common types), or ``TYPE:subtype<TAB>entity text[<TAB>role]`` (see ``subtypes``)."""
+    from runner.tasks.ner.attacks.subtypes import read_rows
 
-    if not path.is_file():
-        raise MtrunError(f"{path}: entity pool file not found")
+    return _by_label(read_rows(path))
+
+
+def _by_label(rows: list[tuple[str, str, str]]) -> dict[str, list[str]]:
     pool: dict[str, list[str]] = {}
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        label, sep, text = line.partition("\t")
-        if not sep or not label.strip() or not text.strip():
-            raise MtrunError(f"{path}:{n}: expected TYPE<TAB>entity text, got {line[:80]!r}")
-        pool.setdefault(label.strip(), []).append(text.strip())
+    for key, name, role in rows:
+        if role == "pool":
+            pool.setdefault(key.partition(":")[0], []).append(name)
     return pool
 
 
@@ -193,7 +199,7 @@ def check_config(suite: Any) -> None:
             raise suite.error(f"attack {a['type']!r} is listed twice", ("attacks", i, "type"))
         names.add(a["type"])
         for key in ("vectors_file", "pool_file"):
-            if a.get(key):
+            if a.get(key) and not (key == "pool_file" and a[key] == "builtin"):
                 path = usable_path(suite, a[key], ("attacks", i, key))
                 if not probe(suite, ("attacks", i, key), path.is_file):
                     raise suite.error(f"file not found: {path}", ("attacks", i, key),

@@ -1,0 +1,218 @@
+"""The figures of docs/pages/attacks.md, from committed files: the attack runs recorded in
+``bench/attack_runs.json`` (their ``attacks.summary`` as results.json gave it) and the word
+similarities of ``bench/data/attack_word_scores.tsv`` (``bench/attack_word_similarity.py --save``).
+
+    python bench/attack_tables.py --record NAME RUN_DIR --command "…"   # keep a run's summary
+    python bench/attack_tables.py --coverage        # keep the sub-types' coverage of gold sets
+    python bench/attack_tables.py                                      # print the figures
+    python bench/attack_tables.py --write          # write them into docs/pages/attacks.md
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = ROOT / "docs" / "pages" / "attacks.md"
+RUNS = ROOT / "bench" / "attack_runs.json"
+SCORES = ROOT / "bench" / "data" / "attack_word_scores.tsv"
+BLOCKS = ("attack-word-figures", "attack-figures")
+READ = ROOT / "bench" / "attack_read.json"
+KEYS = ("attacked", "skipped", "success", "partial", "any_wrong", "success_rate", "partial_rate",
+        "any_wrong_rate", "words_perturbed_pct", "median_similarity", "queries_per_entity")
+# Breaking BERT's own figures (Dirkson et al., BERT models on CoNLL-2003 and the other sets),
+# quoted for comparison: success of the entity attack; success and partial of the context attack.
+PAPER = {"entity": "89.5–99.4 % success",
+         "entity_context": "20.2–45.0 % success, 29.3–53.3 % partial (counter-fitted vectors, "
+                           "logits)"}
+
+
+def record(name: str, run: Path, command: str, what: str) -> None:
+    results = json.loads((run / "results.json").read_text(encoding="utf-8"))
+    summary = results["attacks"]["summary"]
+    kept = {}
+    for attack, s in summary.items():
+        kept[attack] = {k: s.get(k) for k in KEYS}
+        for extra in ("per_subtype", "subtype_from"):
+            if extra in s:
+                kept[attack][extra] = ({k: {m: v.get(m) for m in ("attacked", "skipped", "success")}
+                                        for k, v in s[extra].items()}
+                                       if extra == "per_subtype" else s[extra])
+    runs = json.loads(RUNS.read_text(encoding="utf-8")) if RUNS.exists() else {"runs": []}
+    entry = {"name": name, "what": what, "command": command,
+                         "pool": [c.get("pool") for c in results["attacks"]["components"]
+                                  if c["type"] == "entity"],
+                         "summary": kept}
+    names = [r["name"] for r in runs["runs"]]
+    if name in names:
+        runs["runs"][names.index(name)] = entry
+    else:
+        runs["runs"].append(entry)
+    RUNS.write_text(json.dumps(runs, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+
+# Gold sets whose entities the sub-typing is measured on: those looked at while it was written
+# (development) and those it never saw (held out).
+COVERAGE_SETS = {"ewt_tune": "development", "wikigold_a": "development",
+                 "pud_measure": "held out", "wikigold_b": "held out"}
+LABELS = {"PER": "PERSON", "LOC": "LOCATION", "ORG": "ORGANIZATION", "MISC": "MISC"}
+
+
+def coverage() -> None:
+    """What tells the sub-type of every gold entity of COVERAGE_SETS (the shipped gazetteer)."""
+    sys.path.insert(0, str(ROOT))
+    from runner.tasks.ner.attacks.subtypes import read_gazetteer
+
+    gaz = read_gazetteer("builtin")
+    out = {}
+    for name, role in COVERAGE_SETS.items():
+        counts: dict[str, dict[str, int]] = {}
+        with (ROOT / "suites" / "data" / f"{name}.jsonl").open(encoding="utf-8") as f:
+            for line in f:
+                doc = json.loads(line)
+                text = doc["text"]
+                for e in doc.get("entities") or ():
+                    label = LABELS.get(e["label"], e["label"])
+                    _, how = gaz.subtype(label, text[e["start"]:e["end"]], text[:e["start"]],
+                                         text)
+                    c = counts.setdefault(label, {})
+                    c[how or "unknown"] = c.get(how or "unknown", 0) + 1
+        out[name] = {"role": role, "by_label": counts}
+    runs = json.loads(RUNS.read_text(encoding="utf-8"))
+    runs["coverage"] = out
+    RUNS.write_text(json.dumps(runs, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+
+def coverage_table() -> str:
+    cov = json.loads(RUNS.read_text(encoding="utf-8")).get("coverage") or {}
+    rows = ["| gold set | read while writing the sub-typing | type | entities | gazetteer | "
+            "WordNet | clue | unknown |", "|---|---|---|--:|--:|--:|--:|--:|"]
+    for name, c in cov.items():
+        total: dict[str, int] = {}
+        for label, counts in sorted(c["by_label"].items()):
+            for k, v in counts.items():
+                total[k] = total.get(k, 0) + v
+        for label, counts in [*sorted(c["by_label"].items()), ("all", total)]:
+            n = sum(counts.values())
+            cells = " | ".join(f"{100 * counts.get(k, 0) / n:.0f} %"
+                               for k in ("gazetteer", "wordnet", "clue", "unknown"))
+            rows.append(f"| `{name}` | {'yes' if c['role'] == 'development' else 'no'} | "
+                        f"{label} | {n} | {cells} |")
+    return ("What tells an entity's sub-type on gold sets of other kinds of text (share of their "
+            "gold entities; unknown: skipped by default):\n\n" + "\n".join(rows) + "\n")
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.1f} %"
+
+
+def _num(x: float | None) -> str:
+    return "–" if x is None else f"{x:g}"
+
+
+def run_table() -> str:
+    runs = json.loads(RUNS.read_text(encoding="utf-8"))["runs"]
+    rows = ["| run | attack | attacked | skipped | success | partial | any word wrong | words "
+            "perturbed | median similarity | queries per entity |",
+            "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|"]
+    notes, subs = [], []
+    for r in runs:
+        for attack, s in sorted(r["summary"].items()):
+            rows.append(f"| {r['name']} | `{attack}` | {s['attacked']} | {s.get('skipped') or 0} | "
+                        f"{_pct(s['success_rate'])} | {_pct(s['partial_rate'])} | "
+                        f"{_pct(s['any_wrong_rate'])} | "
+                        f"{_num(s['words_perturbed_pct'])}"
+                        f"{' %' if s['words_perturbed_pct'] else ''}"
+                        f" | {_num(s['median_similarity'])} | {_num(s['queries_per_entity'])} |")
+            if s.get("per_subtype"):
+                told = ", ".join(f"{k} {v}" for k, v in s["subtype_from"].items())
+                subs.append(f"Sub-types in run {r['name']} (what told them: {told}): "
+                            + "; ".join(f"{k} {v['success']}/{v['attacked']}"
+                                        + (f" ({v['skipped']} skipped)" if v["skipped"] else "")
+                                        for k, v in s["per_subtype"].items()) + ".")
+        notes.append(f"- {r['name']}: {r['what']} (`{r['command']}`; entity pool: "
+                     f"{', '.join(p for p in r['pool'] if p) or '–'})")
+    paper = "; ".join(f"`{k}` {v}" for k, v in PAPER.items())
+    return ("\n".join(rows) + "\n\n" + "\n".join(notes) + "\n\n" + "\n\n".join(subs)
+            + f"\n\n{reading()}\n\nThe paper, for comparison (BERT): {paper}.\n\n"
+            + coverage_table())
+
+
+def reading() -> str:
+    """The successes read by hand (bench/attack_read.json)."""
+    data = json.loads(READ.read_text(encoding="utf-8"))
+    marks = data["marks"]
+    n = len(marks)
+    sensible = sum(m["sensible"] for m in marks)
+    plausible = sum(m["sensible"] and not m["world_knowledge_off"] for m in marks)
+    wrong = sum(m["label_wrong"] for m in marks)
+    return (f"Successes read by hand ({data['run']}, {data['drawn']}; bench/attack_read.json): "
+            f"{sensible} of {n} keep a sensible meaning (the same kind of thing in the same "
+            f"role), {plausible} of {n} are also plausible in the world; the system's new label "
+            f"is wrong in {wrong} of {n}.")
+
+
+def word_figures() -> str:
+    with SCORES.open(encoding="utf-8") as f:
+        rows = list(csv.DictReader(f, delimiter="\t"))
+    gold = [r["label"] == "1" for r in rows]
+    out = {}
+    for mode in ("context", "word"):
+        sims = [float(r[mode]) for r in rows]
+        pos = [s for s, g in zip(sims, gold) if g]
+        neg = [s for s, g in zip(sims, gold) if not g]
+        auc = sum((p > q) + 0.5 * (p == q) for p in pos for q in neg) / (len(pos) * len(neg))
+        kept = [g for s, g in zip(sims, gold) if s >= 0.5]
+        out[mode] = (auc, sum(kept) / sum(gold), sum(kept) / len(kept))
+    c, w = out["context"], out["word"]
+    return (f"On {len(rows)} WordNet synonyms of words in "
+            f"{len({r['line'] for r in rows})} news sentences judged by hand "
+            f"(bench/attack_word_similarity.py, bench/data/attack_word_pairs.tsv; {sum(gold)} "
+            f"acceptable), the in-context cosine separated good from bad synonyms better (ROC AUC "
+            f"{c[0]:.2f}) than the words encoded alone ({w[0]:.2f}); at 0.5 it keeps "
+            f"{100 * c[1]:.0f} % of the good ones at {100 * c[2]:.0f} % precision (alone: "
+            f"{100 * w[1]:.0f} % at {100 * w[2]:.0f} %).\n")
+
+
+def block(name: str) -> str:
+    body = word_figures() if name == "attack-word-figures" else run_table()
+    return (f"<!-- {name} -->\n<!-- written by bench/attack_tables.py --write; tests/test_docs.py "
+            f"checks it -->\n\n{body}\n<!-- /{name} -->")
+
+
+def write(page: Path = PAGE) -> None:
+    text = page.read_text(encoding="utf-8")
+    for name in BLOCKS:
+        a = text.index(f"<!-- {name} -->")
+        b = text.index(f"<!-- /{name} -->") + len(f"<!-- /{name} -->")
+        text = text[:a] + block(name) + text[b:]
+    page.write_text(text, encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--write", action="store_true")
+    ap.add_argument("--record", nargs=2, metavar=("NAME", "RUN_DIR"))
+    ap.add_argument("--command", default="")
+    ap.add_argument("--what", default="")
+    ap.add_argument("--coverage", action="store_true")
+    args = ap.parse_args(argv)
+    if args.coverage:
+        coverage()
+        print(coverage_table())
+    elif args.record:
+        record(args.record[0], Path(args.record[1]), args.command, args.what)
+        print(f"recorded {args.record[0]} in {RUNS}")
+    elif args.write:
+        write()
+        print(f"wrote {PAGE}")
+    else:
+        print(word_figures() + "\n" + run_table())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
