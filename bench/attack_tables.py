@@ -10,6 +10,7 @@ similarities of ``bench/data/attack_word_scores.tsv`` (``bench/attack_word_simil
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import csv
 import json
 import sys
@@ -177,19 +178,12 @@ def word_figures() -> str:
             f"{100 * w[1]:.0f} % at {100 * w[2]:.0f} %).\n")
 
 
-def block(name: str) -> str:
-    body = word_figures() if name == "attack-word-figures" else run_table()
-    return (f"<!-- {name} -->\n<!-- written by bench/attack_tables.py --write; tests/test_docs.py "
-            f"checks it -->\n\n{body}\n<!-- /{name} -->")
-
-
-def write(page: Path = PAGE) -> None:
-    text = page.read_text(encoding="utf-8")
-    for name in BLOCKS:
-        a = text.index(f"<!-- {name} -->")
-        b = text.index(f"<!-- /{name} -->") + len(f"<!-- /{name} -->")
-        text = text[:a] + block(name) + text[b:]
-    page.write_text(text, encoding="utf-8")
+def write() -> None:
+    """The page's blocks are written with every other block of the docs (bench/docs_figures.py)."""
+    spec = importlib.util.spec_from_file_location("docs_figures", ROOT / "bench" / "docs_figures.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.write()
 
 
 def main(argv: list[str] | None = None) -> int:

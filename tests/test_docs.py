@@ -83,13 +83,6 @@ def test_the_figure_scan_finds_figures():
         assert not figures.FIGURE.search(text), text
 
 
-def test_the_attack_figures_are_those_of_the_recorded_runs():
-    tables = _bench("attack_tables")
-    page = tables.PAGE.read_text(encoding="utf-8")
-    for name in tables.BLOCKS:
-        assert tables.block(name) in page, "run python bench/attack_tables.py --write"
-
-
 def test_every_link_between_readme_and_docs_resolves():
     for target in re.findall(r"\]\((docs/[^)#]+)", README):
         assert (ROOT / target).exists(), target
