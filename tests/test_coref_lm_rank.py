@@ -76,6 +76,28 @@ def test_best_ranked_above_the_threshold_are_kept(nlp):
     assert len(lm.asked) == 3                                          # one window per word
 
 
+class FirstTokenLM(ScriptedLM):
+    """Also gives first-token scores (from another table), as a causal LM does."""
+
+    def __init__(self, scores, firsts):
+        super().__init__(scores)
+        self.firsts = firsts
+
+    def first_token_scores(self, slots, words):
+        return [{w: self.firsts[w] for w in ws} for ws in words]
+
+
+def test_first_token_cut_spares_the_window_pass(nlp):
+    doc = nlp(TEXT)
+    cands = _cands(doc, "end", ["finis", "close", "stop"])
+    lm = FirstTokenLM({"finis": -3.0, "close": -1.0, "stop": -3.5},
+                      {"finis": -7.5, "close": -0.5, "stop": -6.9})
+    kept, dropped = LMRanker(lm, min_score=-4.0, per_token=5,
+                             first_slack=3.0).select(doc, {cands[0].token: cands})
+    assert [c.new for c in kept] == ["close", "stop"] and dropped == 1   # finis: -7.5 < -7
+    assert cands[0].lm_score is None                     # never scored on the window
+
+
 def test_tiny_causal_lm_scores_are_the_window_log_probability_change(nlp, tmp_path):
     torch = pytest.importorskip("torch")
     pytest.importorskip("transformers")
@@ -98,6 +120,8 @@ def test_tiny_causal_lm_scores_are_the_window_log_probability_change(nlp, tmp_pa
         assert dropped == 0 and [c.new for c in kept] == sorted(want, key=lambda w: -want[w])
         for c in kept:
             assert c.lm_score == pytest.approx(want[c.new], abs=1e-3)
+        [firsts] = lm.first_token_scores([(window, start, end)], [["old", "new", "big"]])
+        assert firsts["old"] == 0.0 and all(v == v and v < 1e9 for v in firsts.values())
         assert torch.is_tensor(torch.zeros(1))
     finally:
         models.clear()

@@ -8,7 +8,11 @@ log P(w′) − log P(w) over a window — the sentence up to the replaced word,
 ``right_words`` words — i.e. the change in the window's log-probability (natural log; the words
 before the edit cancel out, so it is the drop over the edit and the words right after it). A
 word's candidates are ranked by that score; the best ``per_token`` with a score of at least
-``min_score`` go on to the syntactic checks, the others are dropped.
+``min_score`` go on to the syntactic checks, the others are dropped. Before that, a cheap cut:
+one pass over the left context gives each candidate's first token's log-probability, and a
+candidate whose first token is more than ``min_score − first_slack`` below the original's is
+dropped without a window pass (on hand-judged pairs every follow-up scored ≥ −4 had its first
+token within 4.5 nats).
 
 *Gender.* Replacing a noun by one of another gender ("her mother" → "her father", "the
 actress" → "the actor") lets a pronoun of the other gender refer to it, so the coreference may
@@ -94,18 +98,20 @@ class LMRanker:
     documentation). ``lm``: the language-model layer (:func:`runner.models.get_lm`)."""
 
     def __init__(self, lm: Any, *, name: str = "", min_score: float = -4.0, per_token: int = 2,
-                 left_words: int = 10, right_words: int = 3) -> None:
+                 left_words: int = 10, right_words: int = 3,
+                 first_slack: float | None = 3.0) -> None:
         self.lm = lm
         self.name = name or getattr(lm, "name", "lm")
         self.min_score = min_score
         self.per_token = per_token
         self.left_words = left_words
         self.right_words = right_words
+        self.first_slack = first_slack
 
     def describe(self) -> dict[str, Any]:
         return {**self.lm.describe(), "role": "candidate ranking", "min_score": self.min_score,
                 "per_token": self.per_token, "left_words": self.left_words,
-                "right_words": self.right_words}
+                "right_words": self.right_words, "first_slack": self.first_slack}
 
     def window(self, doc: Any, token: int) -> tuple[str, int, int]:
         """``(text, start, end)``: the token's sentence from ``left_words`` words before it to
@@ -126,15 +132,30 @@ class LMRanker:
         ranked = self.lm.rescore([self.window(doc, i) for i in tokens], words)
         return [{w.lower(): s for w, s in r} for r in ranked]
 
+    def shortlist(self, doc: Any, by_token: dict[int, list[Any]]) -> dict[int, list[Any]]:
+        """The candidates worth a window pass: those whose first token, after the left context,
+        is at most ``min_score − first_slack`` less likely than the original's (one pass per
+        word, none per candidate; an LM without ``first_token_scores`` keeps them all)."""
+        if not hasattr(self.lm, "first_token_scores") or self.first_slack is None:
+            return by_token
+        tokens = list(by_token)
+        firsts = self.lm.first_token_scores([self.window(doc, i) for i in tokens],
+                                            [[c.new for c in by_token[i]] for i in tokens])
+        cut = self.min_score - self.first_slack
+        return {i: [c for c in by_token[i] if f.get(c.new, 0.0) >= cut]
+                for i, f in zip(tokens, firsts)}
+
     def select(self, doc: Any, by_token: dict[int, list[Any]]) -> tuple[list[Any], int]:
         """The candidates kept (per token best first, at most ``per_token``, score ≥
-        ``min_score``; each gets ``lm_score``) in token order, and how many were dropped."""
-        tokens = list(by_token)
-        scores = self.score(doc, tokens, [[c.new for c in by_token[i]] for i in tokens])
+        ``min_score``; each scored one gets ``lm_score``) in token order, and how many were
+        dropped."""
+        short = {i: cs for i, cs in self.shortlist(doc, by_token).items() if cs}
+        tokens = list(short)
+        scores = self.score(doc, tokens, [[c.new for c in short[i]] for i in tokens])
         kept: list[Any] = []
-        dropped = 0
+        dropped = sum(len(cs) for cs in by_token.values()) - sum(len(cs) for cs in short.values())
         for i, got in zip(tokens, scores):
-            cands = by_token[i]
+            cands = short[i]
             for c in cands:
                 c.lm_score = got.get(c.new.lower(), float("-inf"))
             best = sorted(cands, key=lambda c: -c.lm_score)
