@@ -125,7 +125,8 @@ TRANSFORMATIONS.add(
               "the system puts together",
     description="CREST (Algorithms 1-3): each token not related to a mention (mention tokens and "
                 "their nsubj/amod links) replaced by a WordNet synonym or antonym or a masked-LM "
-                "fill-in (p ≥ 0.1); kept when the token keeps its constituent label and every "
+                "fill-in (p ≥ 0.1), optionally ranked in context by a causal LM (the best kept), "
+                "never one that changes a noun's gender near a he/she pronoun; kept when the token keeps its constituent label and every "
                 "mention its depth; at most max_follow_ups per source.",
     params={
         "max_follow_ups": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 20,
@@ -141,6 +142,25 @@ TRANSFORMATIONS.add(
         "mlm_min_probability": {"type": "number", "minimum": 0, "maximum": 1, "default": 0.1,
                                 "description": "Fill-ins below this probability are dropped."},
         "mlm_top_k": {"type": "integer", "minimum": 1, "maximum": 200, "default": 10},
+        "lm": {"type": ["string", "null"], "default": None,
+               "description": "Causal LM that ranks each word's candidates in context and keeps "
+                              "the best (e.g. 'smollm2', the embedded SmolLM2-135M; a hub name, "
+                              "folder or .gguf file); null: candidates unranked."},
+        "lm_min_score": {"type": "number", "default": -4.0,
+                         "description": "Candidates whose score (log P of the window with the "
+                                        "candidate − with the original word, natural log) is "
+                                        "below this are dropped."},
+        "lm_per_token": {"type": "integer", "minimum": 1, "maximum": 50, "default": 2,
+                         "description": "The best-ranked candidates kept per word."},
+        "lm_left_words": {"type": "integer", "minimum": 1, "maximum": 200, "default": 10,
+                          "description": "Words of the sentence before the replaced word in "
+                                         "the window scored."},
+        "lm_right_words": {"type": "integer", "minimum": 0, "maximum": 200, "default": 3,
+                           "description": "Words after it in the window scored."},
+        "gender_rule": {"type": "boolean", "default": True,
+                        "description": "Refuse a replacement that changes a word's gender "
+                                       "(mother → father) when the passage has he/she/his/her "
+                                       "pronouns."},
         "constituency": {
             "type": "object", "additionalProperties": False, "default": {"type": "dependency"},
             "description": "Phrase structure for the constituent check and depth selection.",

@@ -10,7 +10,9 @@
 2. *Candidates* for every other content word (noun, verb, adjective, adverb; no punctuation,
    auxiliary, name or number): WordNet synonyms and antonyms of its lemma in its part of speech,
    inflected to its Penn tag, and — when a masked LM is configured — the LM's predictions for the
-   masked token with probability ≥ ``mlm_min_probability`` (0.1, as the paper).
+   masked token with probability ≥ ``mlm_min_probability`` (0.1, as the paper). A candidate that
+   changes a noun's gender next to a he/she pronoun is refused, and with a ranking LM a word's
+   candidates are ranked in context and only its best go on (:mod:`.lm_rank`).
 3. *Replace and check*: the token is replaced (capitalisation kept), the follow-up re-parsed,
    and kept only if the token at that place keeps its constituent label (preterminal and the
    phrase above it, :mod:`.constituency`).
@@ -73,6 +75,7 @@ class Candidate:
     original: str
     new: str
     source: str                # wordnet:synonym, wordnet:antonym, masked_lm:NAME
+    lm_score: float | None = None   # the ranking LM's score in context (lm_rank), when one ran
 
 
 @dataclass
@@ -166,15 +169,21 @@ class CandidateFinder:
 
 class Crest:
     """Makes the follow-ups of sources. ``parse(texts) -> spaCy docs`` (the run's shared,
-    caching parser); ``constituency.trees(texts, docs)`` gives phrase trees."""
+    caching parser); ``constituency.trees(texts, docs)`` gives phrase trees. ``ranker``: an
+    :class:`~runner.tasks.coref.lm_rank.LMRanker` (a word's candidates ranked in context, the
+    best kept), ``gender``: a :class:`~runner.tasks.coref.lm_rank.GenderRule`; both optional."""
 
     def __init__(self, *, parse: Any, constituency: Any, finder: CandidateFinder,
-                 max_follow_ups: int = 20, check_batch: int = 32) -> None:
+                 max_follow_ups: int = 20, check_batch: int = 32, ranker: Any = None,
+                 gender: Any = None, rank_batch: int = 6) -> None:
         self.parse = parse
         self.constituency = constituency
         self.finder = finder
         self.max_follow_ups = max_follow_ups
         self.check_batch = check_batch
+        self.ranker = ranker
+        self.gender = gender
+        self.rank_batch = rank_batch
 
     def describe(self) -> dict[str, Any]:
         return {"type": TRANSFORMATION, "max_follow_ups": self.max_follow_ups,
@@ -183,6 +192,29 @@ class Crest:
     def replaceable(self, doc: Any, related: set[int]) -> list[int]:
         return [t.i for t in doc if t.i not in related and t.pos_ in CONTENT_POS
                 and not t.is_punct and not t.is_space and t.is_alpha]
+
+    def _chunks(self, doc: Any, candidates: list[Candidate], rng: random.Random,
+                counts: dict[str, int]) -> Any:
+        """The candidates to check, a chunk at a time, in the seeded order. Without a ranker:
+        every (position, candidate) pair shuffled. With one: the positions shuffled and, a few
+        positions at a time, each position's candidates ranked in context, its best kept."""
+        if self.ranker is None:
+            order = list(range(len(candidates)))
+            rng.shuffle(order)
+            for pos in range(0, len(order), self.check_batch):
+                yield [candidates[k] for k in order[pos:pos + self.check_batch]]
+            return
+        by_token: dict[int, list[Candidate]] = {}
+        for c in candidates:
+            by_token.setdefault(c.token, []).append(c)
+        positions = list(by_token)
+        rng.shuffle(positions)
+        for pos in range(0, len(positions), self.rank_batch):
+            chunk = positions[pos:pos + self.rank_batch]
+            kept, dropped = self.ranker.select(doc, {i: by_token[i] for i in chunk})
+            counts["lm_dropped"] += dropped
+            order = {i: n for n, i in enumerate(chunk)}
+            yield sorted(kept, key=lambda c: order[c.token])
 
     def generate(self, text: str, prediction: CorefPrediction, rng: random.Random, *,
                  gold: CorefPrediction | None = None, doc: Any = None,
@@ -194,21 +226,21 @@ class Crest:
         related = cr_related_tokens(doc, mentions)
         tokens = self.replaceable(doc, related)
         candidates = self.finder.find(doc, tokens)
-        order = list(range(len(candidates)))
-        rng.shuffle(order)
         counts = {"candidates": len(candidates), "parsed": 0, "constituent_kept": 0,
-                  "depth_kept": 0}
+                  "depth_kept": 0, "gender": 0, "lm_dropped": 0}
+        if self.gender is not None and candidates and self.gender.applies(doc):
+            candidates = [c for c in candidates if not self.gender.refuses(doc, c.token, c.new)]
+            counts["gender"] = counts["candidates"] - len(candidates)
         kept: list[FollowUp] = []
-        pos = 0
-        while pos < len(order) and len(kept) < self.max_follow_ups:
-            # Parse only as many as may be needed, a batch at a time.
-            chunk = [candidates[k] for k in order[pos:pos + self.check_batch]]
-            pos += len(chunk)
+        # Parse (and rank) only as many as may be needed, a chunk at a time.
+        for chunk in self._chunks(doc, candidates, rng, counts):
             fus = []
             for c in chunk:
                 edit = Edit(text, (Replacement(c.start, c.end, c.new),))
-                fus.append(FollowUp(edit.target, edit, TRANSFORMATION,
-                                    {"source": c.source, "token": c.original, "replacement": c.new}))
+                meta = {"source": c.source, "token": c.original, "replacement": c.new}
+                if c.lm_score is not None:
+                    meta["lm_score"] = round(c.lm_score, 3)
+                fus.append(FollowUp(edit.target, edit, TRANSFORMATION, meta))
             docs = self.parse([f.text for f in fus])
             trees = self.constituency.trees([f.text for f in fus], docs)
             for c, fu, fu_tree in zip(chunk, fus, trees):
@@ -225,7 +257,10 @@ class Crest:
                 counts["depth_kept"] += 1
                 fu.meta["constituent"] = "/".join(label)
                 kept.append(fu)
-        counts["over_limit"] = len(candidates) - counts["parsed"]
+            if len(kept) >= self.max_follow_ups:
+                break
+        counts["over_limit"] = (counts["candidates"] - counts["gender"] - counts["lm_dropped"]
+                                - counts["parsed"])
         return CrestResult(kept, counts, related)
 
 

@@ -27,6 +27,8 @@ def model_needs(cfg: dict[str, Any]) -> list[Need]:
                 needs.append(Need(where, "candidates", "wordnet", "WordNet 3.0"))
             if t.get("masked_lm"):
                 needs.append(Need(where, "masked_lm", "hf", t["masked_lm"]))
+            if t.get("lm"):
+                needs.append(Need(where, "lm", "lm", t["lm"]))
             const = t.get("constituency") or {}
             if const.get("type") == "stanza":
                 needs += stanza_needs(where, const.get("model_dir"), const.get("lang") or "en",

