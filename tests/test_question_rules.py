@@ -11,9 +11,11 @@ from runner.tasks.ner.types import Prediction, Sentence, Span
 def test_corpus_names_are_capitalised_inside_sentences_more_than_in_lower_case():
     names = corpus_names(["The match in Wales ended.", "Wales won.", "Police said so.",
                           "The police came.", "He met Mills.", "The mills closed.",
-                          "Fans cheered Mills again.", "Reuters: Chelsea won."])
+                          "Fans cheered Mills again.", "Reuters: Chelsea won.",
+                          "Later Mills said no.", "They beat the Miami Heat."])
     assert "Wales" in names and "Mills" in names
     assert "Police" not in names and "Reuters" not in names and "Chelsea" not in names
+    assert "Heat" not in names      # a word of a longer name
 
 
 

@@ -26,18 +26,30 @@ _NATIONALITY_ENDINGS = ("woman", "women", "man", "men", "s")
 
 def corpus_names(texts: Iterable[str]) -> frozenset[str]:
     """The words the corpus writes with a capital inside sentences (not first, not after a
-    quotation mark, colon or dash) more often than in lower case anywhere: "Wales", "Mills" in
-    a corpus that speaks of them, not "Police" where "police" is the common word."""
+    quotation mark, colon or dash), standing alone (not next to another capitalised word, as
+    "Heat" in "the Miami Heat"), more often than in lower case anywhere: "Wales", "Mills" in a
+    corpus that speaks of them, not "Police" where "police" is the common word."""
     capital, lower = Counter(), Counter()
     for text in texts:
-        for m in _WORD.finditer(text):
+        found = list(_WORD.finditer(text))
+        for k, m in enumerate(found):
             word = m.group()
             if word.islower():
                 lower[word] += 1
-            elif word[:1].isupper() and not word.isupper() and not _OPENS.search(
-                    text[:m.start()]):
+            elif (word[:1].isupper() and not word.isupper()
+                  and not _OPENS.search(text[:m.start()])
+                  and not any(_capital_next_to(text, m, n) for n in found[max(k - 1, 0):k + 2])):
                 capital[word] += 1
     return frozenset(w for w, n in capital.items() if n > lower[w.lower()])
+
+
+def _capital_next_to(text: str, m: Any, n: Any) -> bool:
+    """Whether the word ``n`` is another capitalised word with only spaces between it and
+    ``m``: then ``m`` is a word of a longer name ("Miami Heat"), no evidence for itself."""
+    if n is m or not n.group()[:1].isupper() or _OPENS.search(text[:n.start()]):
+        return False        # a word capitalised for opening the sentence ("Later Mills said")
+    a, b = (m.end(), n.start()) if m.start() < n.start() else (n.end(), m.start())
+    return not text[a:b].strip()
 
 
 def may_be_name(token: Any, in_entity: bool, names: frozenset[str] | set[str],
