@@ -72,6 +72,8 @@ def test_a_sentence_with_an_aside_or_a_compound_is_no_label(parser):
         "Was the firm - once a bank - sold in 2001?"
     assert _question(parser, "The 1996–97 season was his best.") == \
         "Was the 1996–97 season his best?"
+    assert _question(parser, "Łódź (Pronounced: Wootch) is Poland's third biggest city.") == \
+        "Is Łódź (Pronounced: Wootch) Poland's third biggest city?"
 
 
 @pytest.mark.slow

@@ -106,6 +106,8 @@ def headline(doc: Any, root: Any) -> str | None:
             continue
         if any(u.pos_ in ("VERB", "AUX") for u in doc[:t.i]):
             break               # a clause before it: no label
+        if sum(u.text in "([" for u in doc[:t.i]) > sum(u.text in ")]" for u in doc[:t.i]):
+            continue            # inside brackets: "Łódź (Pronounced: Wootch) is …"
         if t.text != ":" and any(u.text == t.text for u in doc[t.i + 1:root.i]):
             break               # an aside between two dashes
         if t.i > 0 and t.i + 1 < len(doc) and doc[t.i - 1].is_upper and doc[t.i + 1].is_upper:
