@@ -12,10 +12,11 @@ def test_corpus_names_are_capitalised_inside_sentences_more_than_in_lower_case()
     names = corpus_names(["The match in Wales ended.", "Wales won.", "Police said so.",
                           "The police came.", "He met Mills.", "The mills closed.",
                           "Fans cheered Mills again.", "Reuters: Chelsea won.",
-                          "Later Mills said no.", "They beat the Miami Heat."])
+                          "Later Mills said no.", "They beat the Miami Heat.",
+                          'Fans dress up as "Stranger Things" characters.'])
     assert "Wales" in names and "Mills" in names
     assert "Police" not in names and "Reuters" not in names and "Chelsea" not in names
-    assert "Heat" not in names      # a word of a longer name
+    assert "Heat" not in names and "Things" not in names    # words of longer names
 
 
 

@@ -21,6 +21,7 @@ from typing import Any, Iterable
 #: a word, and the text before it that makes it the first of a sentence or a title
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 _OPENS = re.compile(r"(?:^|[.!?:;\"“‘(\[]|\s['’]|[-–—])\s*$")
+_SENTENCE_START = re.compile(r"(?:^|[.!?])\s*$")
 _NATIONALITY_ENDINGS = ("woman", "women", "man", "men", "s")
 
 
@@ -46,7 +47,7 @@ def corpus_names(texts: Iterable[str]) -> frozenset[str]:
 def _capital_next_to(text: str, m: Any, n: Any) -> bool:
     """Whether the word ``n`` is another capitalised word with only spaces between it and
     ``m``: then ``m`` is a word of a longer name ("Miami Heat"), no evidence for itself."""
-    if n is m or not n.group()[:1].isupper() or _OPENS.search(text[:n.start()]):
+    if n is m or not n.group()[:1].isupper() or _SENTENCE_START.search(text[:n.start()]):
         return False        # a word capitalised for opening the sentence ("Later Mills said")
     a, b = (m.end(), n.start()) if m.start() < n.start() else (n.end(), m.start())
     return not text[a:b].strip()
