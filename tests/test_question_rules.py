@@ -62,6 +62,7 @@ def test_a_first_word_that_may_be_a_name_keeps_its_capital(parser):
     "LONDON 1996-08-30 The company reported higher profits.",
     "Pakistan Beat New Zealand In Final.",
     "PAKISTAN BEAT NEW ZEALAND IN THE FINAL.",
+    "Pakistan beating New Zealand in the final.",      # no finite verb
 ])
 def test_headlines_labels_and_datelines_make_no_question(parser, text):
     assert _question(parser, text) is None
