@@ -89,41 +89,57 @@ def _label_mark(doc: Any, t: Any) -> bool:
             and bool(t.whitespace_))
 
 
-def headline(doc: Any, root: Any) -> str | None:
-    """Why the parsed text is a headline, a section label or a dateline and no sentence a
-    question can be made of, or None:
+def headline(doc: Any, root: Any, entities: Iterable[tuple[int, int]] = ()) -> str | None:
+    """Why the parsed text (whose main verb is ``root``) is a headline, a section label or a
+    dateline and no sentence a question can be made of, or None:
 
-    - a label before the clause: a dash (spaced) or a colon before the main verb, with no verb
-      before it and no second dash closing it off as an aside ("Cricket - Pakistan beat …",
-      "Soccer: Parma beat …"; but "The firm - once a bank - was sold" is a sentence);
-    - a dateline: a word in capitals at the start followed by a date or number ("LONDON
+    - a label before the clause: one to four words at the start, with no verb or comma, then a
+      colon or a spaced dash before a capitalised word ("Cricket - Pakistan beat …", "Soccer:
+      Parma beat …"); not a dash inside a name the system found (``entities``, character
+      ranges: "Al - Qaida"), between numbers ("Ninety - Four"), between two acronyms ("CJTF -
+      OIR"), inside brackets, or opening an aside a second dash closes ("The firm - once a
+      bank - was sold");
+    - a dateline: a word of four capitals or more at the start followed by a date ("LONDON
       1996-08-30 …");
     - a title-case or capitals line: the main verb or its auxiliary written with a capital inside
       the sentence ("Pakistan Beat India In Final."), or most of its words in capitals.
     """
     words = [t for t in doc if not t.is_space]
-    for t in (t for t in words if t.i < root.i):
-        if not _label_mark(doc, t):
+    lead = list(words)
+    while lead and _is_opening(lead[0].text):
+        lead.pop(0)             # an opening quotation mark or bracket
+    for k, t in enumerate(lead[1:6], start=1):
+        if t.i >= root.i or t.text == "," or t.pos_ in ("VERB", "AUX"):
+            break               # a clause or a list before it: no label
+        if t.text in ("(", "["):
+            break               # a bracket before it: "Łódź (Pronounced: Wootch) is …"
+        if not _label_mark(doc, t) or k > 4:
             continue
-        if any(u.pos_ in ("VERB", "AUX") for u in doc[:t.i]):
-            break               # a clause before it: no label
-        if sum(u.text in "([" for u in doc[:t.i]) > sum(u.text in ")]" for u in doc[:t.i]):
-            continue            # inside brackets: "Łódź (Pronounced: Wootch) is …"
+        before, after = lead[k - 1], (lead[k + 1] if k + 1 < len(lead) else None)
+        if after is None or not (after.text[:1].isupper() or after.text[:1].isdigit()):
+            break               # "ISIL - held buildings"
+        if before.like_num or after.like_num or before.is_upper and after.is_upper:
+            break               # "Ninety - Four", "F - 16", "CJTF - OIR"
+        if any(a < t.idx and t.idx + len(t.text) < b for a, b in entities):
+            break               # inside a name the system found: "Al - Qaida"
         if t.text != ":" and any(u.text == t.text for u in doc[t.i + 1:root.i]):
             break               # an aside between two dashes
-        if t.i > 0 and t.i + 1 < len(doc) and doc[t.i - 1].is_upper and doc[t.i + 1].is_upper:
-            break               # two acronyms, one name ("CJTF - OIR has …")
         return f"a label before {t.text!r}"
     alpha = [t for t in words if t.is_alpha and len(t) > 1]
-    if words and words[0].is_alpha and words[0].is_upper and len(words[0]) >= 3:
-        k = 1
-        while k < len(words) and (words[k].is_upper and words[k].is_alpha or words[k].text == ","):
-            k += 1
-        if k < len(words) and any(c.isdigit() for c in words[k].text):
-            return "a dateline"
+    if (words and words[0].is_alpha and words[0].is_upper and len(words[0]) >= 4
+            and len(words) > 1 and _DATE.match(words[1].text)):
+        return "a dateline"
     if alpha and sum(t.is_upper for t in alpha) * 2 > len(alpha):
         return "a line in capitals"
     verbs = [root] + [c for c in root.children if c.dep_ in ("aux", "auxpass")]
-    if any(v.i > words[0].i and v.text[:1].isupper() for v in verbs):
+    if any(v.i > words[0].i and v.text[:1].isupper() and v.pos_ in ("VERB", "AUX")
+           for v in verbs):
         return "a verb with a capital: a title-case line"
     return None
+
+
+_DATE = re.compile(r"\d{1,4}[-/.]\d{1,2}(?:[-/.]\d{1,4})?$")
+
+
+def _is_opening(text: str) -> bool:
+    return text in ('"', "'", "“", "‘", "(", "[", "``")

@@ -94,7 +94,8 @@ class StructuralQuestion(Transformation):
         # except a determiner ("The Beatles were …" → "Were the Beatles …").
         in_entities = {i for span in prediction.spans for i in range(span.start, span.end)}
         made = question_edit(source.text, doc, keep_case_at=in_entities,
-                             names=self.corpus_names)
+                             names=self.corpus_names,
+                             entities=[(s.start, s.end) for s in prediction.spans])
         if made is None:
             return []
         replacements, meta = made
@@ -132,20 +133,23 @@ def negative_question(text: str, doc: Any, replacements: list[Replacement],
 
 
 def question_edit(text: str, doc: Any, keep_case_at: frozenset[int] | set[int] = frozenset(),
-                  names: frozenset[str] | set[str] = frozenset()
+                  names: frozenset[str] | set[str] = frozenset(),
+                  entities: Sequence[tuple[int, int]] = ()
                   ) -> tuple[list[Replacement], dict[str, str]] | None:
     """The replacements that turn ``text`` (parsed as ``doc``) into a question, and how (the case
     of TIN §3.3), or None when the sentence is not a declarative the rules cover. A word starting
     at an offset in ``keep_case_at`` (inside an entity the system found), or one of ``names``
-    (the corpus writes it with a capital), keeps its capital when the subject moves."""
+    (the corpus writes it with a capital), keeps its capital when the subject moves;
+    ``entities`` (character ranges of the system's entities) tell a dash inside a name from a
+    label's."""
     try:
-        return _question_edit(text, doc, keep_case_at, names)
+        return _question_edit(text, doc, keep_case_at, names, entities)
     except _NoQuestion:
         return None
 
 
 def _question_edit(text: str, doc: Any, keep_case_at: frozenset[int] | set[int],
-                   names: frozenset[str] | set[str]
+                   names: frozenset[str] | set[str], entities: Sequence[tuple[int, int]]
                    ) -> tuple[list[Replacement], dict[str, str]] | None:
     sents = list(doc.sents)
     tokens = [t for t in doc if not t.is_space]
@@ -170,7 +174,7 @@ def _question_edit(text: str, doc: Any, keep_case_at: frozenset[int] | set[int],
         # a dateline in front ("BAGHDAD - Combined Joint Task Force … provided …") is no part of
         # the sentence a question can be made of ("Did BAGHDAD - Combined … provide …?")
         return None
-    if headline(doc, root) is not None:
+    if headline(doc, root, entities) is not None:
         # a section label, a dateline or a title-case line: "Did Cricket - Pakistan beat …?"
         return None
     subject = subjects[0]
