@@ -39,7 +39,8 @@ def test_article_before_a_replaced_word_agrees() -> None:
 
 def test_agreeing_or_unrelated_articles_stay() -> None:
     text = "It is a big house in Plan A, near the lake."
-    assert _apply(text, [Replacement(8, 11, "large")]) == "It is a large house in Plan A, near the lake."
+    assert _apply(text, [Replacement(8, 11, "large")]) == \
+        "It is a large house in Plan A, near the lake."
     assert _apply("Plan A Apple rose.", [Replacement(7, 12, "Orange")]) == "Plan A Orange rose."
     assert _apply("a cat", [Replacement(2, 5, "")]) == "a "
 

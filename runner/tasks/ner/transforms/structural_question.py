@@ -18,8 +18,9 @@ The final "." becomes "?". The subject's first word loses its capital unless it 
 (``question_names``: a proper noun, inside an entity, a nationality, a listed name or one the
 corpus writes with a capital). Headlines, section labels and datelines ("Cricket - Pakistan
 beat …") give no question, nor a statement whose modal would ask something else fronted ("may",
-"might", "must", "shall"); an "a"/"an" before a changed word agrees with it. Every change is an :class:`~runner.types.Replacement`, so entity spans are carried into
-the question by the edit's alignment. A sentence the rules cannot turn into a question (no final
+"might", "must", "shall"); an "a"/"an" before a changed word agrees with it. Every change is
+an :class:`~runner.types.Replacement`, so entity spans are carried into the question by the
+edit's alignment. A sentence the rules cannot turn into a question (no final
 period, several sentences, no subject before the verb, a verb form that needs an auxiliary that is
 missing) gives no follow-up: the transformation does not apply to it. Nor do forms whose question
 would read as broken: coordinated clauses ("X had frozen, and Y had been conquered": only the
