@@ -160,6 +160,16 @@ class NERTask(Task):
                             max_sentence_chars=cfg["limits"]["max_sentence_chars"],
                             gold_label_map=c["gold_label_map"])
 
+    def transformation_params(self, suite: Any, spec: dict[str, Any],
+                              params: dict[str, Any]) -> dict[str, Any]:
+        """``structural_question`` gets the words the corpus writes with a capital inside its
+        sentences: a first word among them may be a name and keeps its capital."""
+        if spec["type"] != "structural_question":
+            return params
+        from runner.tasks.ner.transforms.question_names import corpus_names
+
+        return {**params, "corpus_names": corpus_names(s.text for s in self.corpus(suite))}
+
     # -- judging -------------------------------------------------------------------------------
     def empty_prediction(self) -> Prediction:
         return Prediction(())

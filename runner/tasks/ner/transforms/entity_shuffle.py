@@ -8,6 +8,7 @@ import random
 from collections import defaultdict
 from typing import Any, Sequence
 
+from runner.text.articles import agree_articles
 from runner.transforms.base import Transformation
 from runner.types import FollowUp, Replacement
 from runner.tasks.ner.types import Prediction, Sentence, Span
@@ -59,7 +60,8 @@ class EntityShuffle(Transformation):
                                              _article_case(text, s.start, new, origin[label][new]))
                                  for s, new in zip(spans, perm)]
                 moved[label] = perm
-            follow_up = FollowUp.from_replacements(text, replacements, self.name, order=moved)
+            follow_up = FollowUp.from_replacements(text, agree_articles(text, replacements),
+                                                   self.name, order=moved)
             if follow_up.text not in seen:
                 seen.add(follow_up.text)
                 out.append(follow_up)
@@ -88,8 +90,9 @@ class EntityShuffle(Transformation):
             replacements = [Replacement(s.start, s.end,
                                         _article_case(text, s.start, new, origin[label][new]))
                             for s, old, new in zip(spans, texts, swapped) if new != old]
-            out.append(FollowUp.from_replacements(text, replacements, self.name,
-                                                  order={label: swapped}))
+            # "an Iraqi official" with "European Union" in its place: "a European Union …"
+            out.append(FollowUp.from_replacements(text, agree_articles(text, replacements),
+                                                  self.name, order={label: swapped}))
         return out
 
 

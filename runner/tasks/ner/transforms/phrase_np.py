@@ -15,22 +15,18 @@ The replacement covers the whole phrase, so the semantic filter compares phrase 
 """
 from __future__ import annotations
 
-import re
 from typing import Any, Sequence
 
 from runner.errors import ModelNotAvailable
 from runner.nlp import doc_store
 from runner.transforms.base import PlannedTransformation
+from runner.text.articles import agree_articles, article_for
 from runner.text.candidates import match_case, sense_params as _sense_params
 from runner.text.lm_candidates import make_source
 from runner.types import Edit, FollowUp, Replacement
 from runner.tasks.ner.types import Prediction, Sentence
 
-_VOWEL_SOUND = re.compile(r"^(?:[aeio]|u(?!ni|se|su|ro|ti|tu|ku|bi)|hour|honou?r|heir|honest)", re.I)
-
-
-def article_for(word: str) -> str:
-    return "an" if _VOWEL_SOUND.match(word) else "a"
+__all__ = ["PhraseNP", "article_for"]
 
 
 class PhraseNP(PlannedTransformation):
@@ -158,8 +154,10 @@ class PhraseNP(PlannedTransformation):
                                       "".join(pieces), (head, head_at, len(word)), score))
         if not proposals:
             return None
-        texts = [text[:a] + new + text[b:] for _, _, a, b, new, _, _ in proposals]
-        return proposals, texts
+        # an "a"/"an" before the phrase agrees with its new first word
+        edits = [Edit(text, tuple(agree_articles(text, [Replacement(a, b, new)])))
+                 for _, _, a, b, new, _, _ in proposals]
+        return [p + (e,) for p, e in zip(proposals, edits)], [e.target for e in edits]
 
     def _finish(self, source: Sentence, doc: Any,
                 plan: tuple[list[tuple], list[str]]) -> list[FollowUp]:
@@ -167,14 +165,14 @@ class PhraseNP(PlannedTransformation):
         text = source.text
         out = []
         tagged = self._retag(texts) if self.source is not None else [None] * len(texts)
-        for (rank, order, a, b, new, head, score), new_doc in zip(proposals, tagged):
+        for (rank, order, a, b, new, head, score, edit), new_doc in zip(proposals, tagged):
             if head is not None:
                 # the new head must be one token with the old head's tag (NN stays NN, NNS NNS)
                 i, at, n = head
-                span = new_doc.char_span(a + at, a + at + n)
+                start = edit.map_range(a, b)[0] + at
+                span = new_doc.char_span(start, start + n)
                 if span is None or len(span) != 1 or span[0].tag_ != doc[i].tag_:
                     continue
-            edit = Edit(text, (Replacement(a, b, new),))
             out.append((rank, order, FollowUp(edit.target, edit, self.name, {
                 "source": self.source_name, "original": text[a:b], "replacement": new,
                 "rank": rank, "score": round(float(score), 4)})))

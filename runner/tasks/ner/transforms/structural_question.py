@@ -14,9 +14,13 @@ The three cases of the paper:
 (c) an auxiliary moves before the subject: "He has faced floods." → "Has he faced floods?"
     (a contracted negation moves with it: "hasn't he").
 
-The final "." becomes "?". The subject's first word loses its capital unless it is a proper noun
-or "I". Every change is an :class:`~runner.types.Replacement`, so entity spans are carried into
-the question by the edit's alignment. A sentence the rules cannot turn into a question (no final
+The final "." becomes "?". The subject's first word loses its capital unless it may be a name
+(``question_names``: a proper noun, inside an entity, a nationality, a listed name or one the
+corpus writes with a capital). Headlines, section labels and datelines ("Cricket - Pakistan
+beat …") give no question, nor a statement whose modal would ask something else fronted ("may",
+"might", "must", "shall"); an "a"/"an" before a changed word agrees with it. Every change is
+an :class:`~runner.types.Replacement`, so entity spans are carried into the question by the
+edit's alignment. A sentence the rules cannot turn into a question (no final
 period, several sentences, no subject before the verb, a verb form that needs an auxiliary that is
 missing) gives no follow-up: the transformation does not apply to it. Nor do forms whose question
 would read as broken: coordinated clauses ("X had frozen, and Y had been conquered": only the
@@ -38,16 +42,17 @@ import random
 from pathlib import Path
 from typing import Any, Sequence
 
+from runner.text.articles import agree_articles
 from runner.transforms.base import Transformation
 from runner.types import FollowUp, Replacement
 from runner.tasks.ner.types import Prediction, Sentence
+from runner.tasks.ner.transforms.question_names import headline, may_be_name
 
 _SUBJECT_DEPS = {"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"}
 _AUX_DEPS = {"aux", "auxpass"}
 _AUX_LEMMAS = {"be", "have", "do", "will", "shall", "can", "may", "must", "might", "could",
                "would", "should", "ought"}
 _DO_BY_TAG = {"VBD": "did", "VBZ": "does", "VBP": "do"}
-_PROPER_TAGS = {"NNP", "NNPS"}
 # What may stand before the subject of a question when set off by a comma: adverbial clauses and
 # phrases of the root ("When he died, …", "In 2019, …", "Meanwhile, …").
 _FRONTED_DEPS = {"advcl", "prep", "advmod", "npadvmod", "intj", "cc", "mark", "punct"}
@@ -61,6 +66,9 @@ _NEGATIVE = {"did": "didn't", "does": "doesn't", "do": "don't", "is": "isn't", "
              "could": "couldn't", "should": "shouldn't"}
 
 
+# Modals whose question asks something else than the statement says (see _question_edit).
+_NOT_FRONTED = frozenset({"may", "might", "must", "shall"})
+
 _NEGATIVE_WORDS = {"not", "n't", "n’t", "never", "no", "nothing", "nobody", "none", "neither",
                    "nor", "nowhere", "hardly", "scarcely", "barely", "seldom", "rarely"}
 
@@ -72,18 +80,23 @@ class StructuralQuestion(Transformation):
     name = "structural_question"
     needs_parse = True
 
-    def __init__(self, *, negative: bool = False) -> None:
+    def __init__(self, *, negative: bool = False,
+                 corpus_names: frozenset[str] = frozenset()) -> None:
         super().__init__(**({"negative": True} if negative else {}))
         self.negative = negative
+        # the words the corpus writes with a capital inside sentences (given by the task)
+        self.corpus_names = corpus_names
 
     def _generate(self, source: Sentence, prediction: Prediction, rng: random.Random,
                   doc: Any) -> list[FollowUp]:
         if doc is None:
             raise ValueError("structural_question needs the parse of the source")
-        # The first word of a predicted entity keeps its capital ("Spotify is …" → "Is Spotify
-        # …"), except a determiner ("The Beatles were …" → "Were the Beatles …").
-        entity_starts = {span.start for span in prediction.spans}
-        made = question_edit(source.text, doc, keep_case_at=entity_starts)
+        # A word of a predicted entity keeps its capital ("Spotify is …" → "Is Spotify …"),
+        # except a determiner ("The Beatles were …" → "Were the Beatles …").
+        in_entities = {i for span in prediction.spans for i in range(span.start, span.end)}
+        made = question_edit(source.text, doc, keep_case_at=in_entities,
+                             names=self.corpus_names,
+                             entities=[(s.start, s.end) for s in prediction.spans])
         if made is None:
             return []
         replacements, meta = made
@@ -120,18 +133,24 @@ def negative_question(text: str, doc: Any, replacements: list[Replacement],
     return out if found else None
 
 
-def question_edit(text: str, doc: Any, keep_case_at: frozenset[int] | set[int] = frozenset()
+def question_edit(text: str, doc: Any, keep_case_at: frozenset[int] | set[int] = frozenset(),
+                  names: frozenset[str] | set[str] = frozenset(),
+                  entities: Sequence[tuple[int, int]] = ()
                   ) -> tuple[list[Replacement], dict[str, str]] | None:
     """The replacements that turn ``text`` (parsed as ``doc``) into a question, and how (the case
     of TIN §3.3), or None when the sentence is not a declarative the rules cover. A word starting
-    at an offset in ``keep_case_at`` keeps its capital when the subject moves."""
+    at an offset in ``keep_case_at`` (inside an entity the system found), or one of ``names``
+    (the corpus writes it with a capital), keeps its capital when the subject moves;
+    ``entities`` (character ranges of the system's entities) tell a dash inside a name from a
+    label's."""
     try:
-        return _question_edit(text, doc, keep_case_at)
+        return _question_edit(text, doc, keep_case_at, names, entities)
     except _NoQuestion:
         return None
 
 
-def _question_edit(text: str, doc: Any, keep_case_at: frozenset[int] | set[int]
+def _question_edit(text: str, doc: Any, keep_case_at: frozenset[int] | set[int],
+                   names: frozenset[str] | set[str], entities: Sequence[tuple[int, int]]
                    ) -> tuple[list[Replacement], dict[str, str]] | None:
     sents = list(doc.sents)
     tokens = [t for t in doc if not t.is_space]
@@ -155,6 +174,9 @@ def _question_edit(text: str, doc: Any, keep_case_at: frozenset[int] | set[int]
     if _dateline(tokens):
         # a dateline in front ("BAGHDAD - Combined Joint Task Force … provided …") is no part of
         # the sentence a question can be made of ("Did BAGHDAD - Combined … provide …?")
+        return None
+    if headline(doc, root, entities) is not None:
+        # a section label, a dateline or a title-case line: "Did Cricket - Pakistan beat …?"
         return None
     subject = subjects[0]
     subj_first = subject.left_edge
@@ -231,6 +253,11 @@ def _question_edit(text: str, doc: Any, keep_case_at: frozenset[int] | set[int]
             # govern the second verb phrase ("Is Northern Algeria … and enjoys …?"), nor one with
             # its own auxiliary ("Is the decision … and would appear …?")
             return None
+    if auxiliaries and auxiliaries[0].lower_ in _NOT_FRONTED:
+        # "Parma may field …" says what is possible; "May Parma field …?" asks leave or
+        # wishes; "must" fronted asks about a duty ("X must have known" ↛ "Must X have
+        # known?"), "shall" offers: the question would not ask what the statement says
+        return None
     if auxiliaries:                                   # (c) an auxiliary moves
         case, verb = "auxiliary moved", auxiliaries[0]
         moved = _take_out(doc, text, verb, reps)
@@ -261,8 +288,8 @@ def _question_edit(text: str, doc: Any, keep_case_at: frozenset[int] | set[int]
     at_start = all(t.is_space or t.is_punct and t.text in "\"'“‘" for t in doc[:subj_first.i])
     if at_start:
         moved = moved[:1].upper() + moved[1:]
-        if _lowercase_first(subj_first) and not (subj_first.idx in keep_case_at
-                                                 and subj_first.tag_ != "DT"):
+        if subj_first.text[:1].isupper() and not may_be_name(
+                subj_first, subj_first.idx in keep_case_at, names, _capitalised_words()):
             word = subj_first.text
             reps.append(Replacement(subj_first.idx, subj_first.idx + len(word),
                                     word[:1].lower() + word[1:]))
@@ -270,6 +297,7 @@ def _question_edit(text: str, doc: Any, keep_case_at: frozenset[int] | set[int]
         moved = moved[:1].lower() + moved[1:]
     reps.append(Replacement(subj_first.idx, subj_first.idx, moved + " "))
     reps.append(Replacement(final.idx, final.idx + 1, "?"))
+    reps = agree_articles(text, reps)
     # "fronted": the word now before the subject ("Won't" for the tokens "wo" + "n't")
     return reps, {"case": case, "verb": verb.text, "fronted": moved}
 
@@ -448,25 +476,12 @@ def _syllables(word: str) -> int:
     return groups
 
 
-def _lowercase_first(token: Any) -> bool:
-    word = token.text
-    if token.tag_ in _PROPER_TAGS or word == "I" or not word[:1].isupper():
-        return False
-    if len(word) > 1 and word.isupper():
-        return False  # an acronym keeps its capitals
-    return not _capitalised_word(word)
-
-
-def _capitalised_word(word: str) -> bool:
-    """Whether WordNet 3.0 writes the word only with a capital: an adjective made from a name
-    that the tagger took for a common one ("Dominican priest Heinrich Kramer was …" → "Was
-    Dominican priest …?", not "dominican"). The list is shipped (``data/capitalised_words.txt``,
-    made by ``data/build_capitalised_words.py``), so questions need no WordNet."""
-    return word in _capitalised_words()
-
-
 @functools.lru_cache(maxsize=1)
 def _capitalised_words() -> frozenset[str]:
+    """The adjectives WordNet 3.0 writes only with a capital ("Dominican priest Heinrich Kramer
+    was …" → "Was Dominican priest …?", not "dominican"), shipped in
+    ``data/capitalised_words.txt`` (made by ``data/build_capitalised_words.py``), so questions
+    need no WordNet."""
     path = Path(__file__).with_name("data") / "capitalised_words.txt"
     return frozenset(line for line in path.read_text(encoding="utf-8").splitlines()
                      if line and not line.startswith("#"))

@@ -25,6 +25,7 @@ from typing import Any, Sequence
 
 from runner.nlp import doc_store
 from runner.transforms.base import PlannedTransformation
+from runner.text.articles import agree_articles
 from runner.text.candidates import match_case, sense_params as _sense_params
 from runner.text.lm_candidates import make_source
 from runner.types import Edit, FollowUp, Replacement
@@ -137,23 +138,23 @@ class TokenMLM(PlannedTransformation):
                 proposals.append((rank, order, i, new, score))
         if not proposals:
             return None
-        texts = [text[:doc[i].idx] + new + text[doc[i].idx + len(doc[i].text):]
-                 for _, _, i, new, _ in proposals]
-        return proposals, texts
+        # an "a"/"an" before the word agrees with the new one ("an old man" → "a young man")
+        edits = [Edit(text, tuple(agree_articles(text, [Replacement(
+            doc[i].idx, doc[i].idx + len(doc[i].text), new)]))) for _, _, i, new, _ in proposals]
+        return [p + (e,) for p, e in zip(proposals, edits)], [e.target for e in edits]
 
     def _finish(self, source: Sentence, doc: Any,
                 plan: tuple[list[tuple], list[str]]) -> list[FollowUp]:
         proposals, texts = plan
         text = source.text
         out = []
-        for (rank, order, i, new, score), new_text, new_doc in zip(
-                proposals, texts, self._retag(texts)):
+        for (rank, order, i, new, score, edit), new_doc in zip(proposals, self._retag(texts)):
             tok = doc[i]
-            span = new_doc.char_span(tok.idx, tok.idx + len(new))
+            at = edit.map_range(tok.idx, tok.idx + len(tok.text))
+            span = new_doc.char_span(*at) if at else None
             # Same Penn tag, and still one token (a candidate the tokenizer splits is not a word).
             if span is None or len(span) != 1 or span[0].tag_ != tok.tag_:
                 continue
-            edit = Edit(text, (Replacement(tok.idx, tok.idx + len(tok.text), new),))
             out.append((rank, order, FollowUp(edit.target, edit, self.name, {
                 "source": self.source.name, "original": tok.text, "replacement": new,
                 "tag": tok.tag_, "token": i, "rank": rank, "score": round(float(score), 4)})))
