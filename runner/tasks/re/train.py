@@ -450,9 +450,11 @@ def ship(model: Any, path: Path | str = SHIPPED, data: Path | str = DATA) -> Pat
     state = model.state_dict()
     tensors = {n: state[n].detach().contiguous().clone() for n in _top_names(model)}
     labels = [model.config.id2label[k] for k in range(model.config.num_labels)]
-    meta = {"name": NAME, "labels": json.dumps(labels),
-            "recipe": json.dumps(RECIPE, sort_keys=True),
-            "data_sha256": hashlib.sha256(Path(data).read_bytes()).hexdigest()}
+    # one metadata entry: safetensors does not keep the order of several, and the file's bytes
+    # should not change from one run to the next
+    meta = {"mtrun": json.dumps({"name": NAME, "labels": labels, "recipe": RECIPE,
+                                 "data_sha256": hashlib.sha256(Path(data).read_bytes()).hexdigest()},
+                                sort_keys=True)}
     path = Path(path)
     save_file(tensors, str(path), metadata=meta)
     return path
@@ -465,8 +467,8 @@ def assemble(out: Path | str, shipped: Path | str = SHIPPED) -> Any:
     from safetensors.torch import load_file
 
     with safe_open(str(shipped), "pt") as f:
-        meta = f.metadata()
-    labels = json.loads(meta["labels"])
+        meta = json.loads(f.metadata()["mtrun"])
+    labels = meta["labels"]
     tok, model = new_model(labels)
     top = load_file(str(shipped))
     if sorted(top) != sorted(_top_names(model)):
@@ -480,7 +482,7 @@ def assemble(out: Path | str, shipped: Path | str = SHIPPED) -> Any:
     model.save_pretrained(str(out))
     tok.save_pretrained(str(out))
     (out / "mtrun_training.json").write_text(json.dumps(
-        {"name": NAME, "recipe": json.loads(meta["recipe"]), "shipped": Path(shipped).name,
+        {"name": NAME, "recipe": meta["recipe"], "shipped": Path(shipped).name,
          "data_sha256": meta["data_sha256"], "labels": labels}, indent=1) + "\n")
     return model
 
