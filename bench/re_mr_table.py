@@ -5,11 +5,12 @@ table, written from committed files.
 
     python bench/re_mr_table.py RUN_DIR/results.json [TRIAGE.json]   # print a run's table
     python bench/re_mr_table.py --summary RUN_DIR/results.json       # keep the run's counts in
-                                                                     # bench/re_minilm_run.json
+                                        # bench/re_minilm_run.json (bench/re_textacy_run.json)
     python bench/re_mr_table.py --write    # write the blocks of README.md and docs/pages/re.md
 
 The blocks come from ``bench/re_minilm_run.json`` (the counts of ``suites/re_minilm.yaml``'s
-run and its violations' ids), ``bench/validity_re_minilm.triage.json`` (the violations read by
+run and its violations' ids), ``bench/re_textacy_run.json`` (the same of
+``suites/re_textacy.yaml``), ``bench/validity_re_minilm.triage.json`` (the violations read by
 hand) and ``bench/data/re_classifier_heldout.json`` (``bench/re_classifier_eval.py --json``);
 tests/test_docs.py checks that they are what this script writes. A triage mark is matched to a
 violation by its ``id``.
@@ -25,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 MRS = ("MR-R1", "MR-R2", "MR-R3", "MR-R4", "MR-S1", "MR-S2", "MR-C1", "MR-C2")
 RUN = ROOT / "bench" / "re_minilm_run.json"
+TEXTACY_RUN = ROOT / "bench" / "re_textacy_run.json"
 TRIAGE = ROOT / "bench" / "validity_re_minilm.triage.json"
 HELDOUT = ROOT / "bench" / "data" / "re_classifier_heldout.json"
 README = ROOT / "README.md"
@@ -32,14 +34,14 @@ PAGE = ROOT / "docs" / "pages" / "re.md"
 NOTE = "<!-- written by bench/re_mr_table.py --write; tests/test_docs.py checks it -->"
 
 
-def summary(results: dict) -> dict:
+def summary(results: dict, suite: str = "suites/re_minilm.yaml") -> dict:
     """What the tables need of a run: the counts per MR and the ids of the violations."""
     fails: dict[str, list[str]] = {mr: [] for mr in MRS}
     for c in results["cases"]:
         if c["verdict"]["outcome"] == "fail":
             fails.setdefault(c["follow_up"]["meta"].get("mr", "?"), []).append(c["id"])
     keep = ("judged", "fail", "inert")
-    return {"suite": "suites/re_minilm.yaml",
+    return {"suite": suite,
             "sources": results["run"]["sources_done"],
             "re_passes": {mr: {k: p.get(k, 0) for k in keep}
                           for mr, p in sorted((results.get("re_passes") or {}).items())},
@@ -57,7 +59,10 @@ def _counts(run: dict, marks: list[dict]) -> tuple[dict, Counter, Counter]:
     return run.get("re_passes") or {}, read, real
 
 
-def table(run: dict, marks: list[dict]) -> str:
+def table(run: dict, marks: list[dict], read_columns: bool = True) -> str:
+    if not read_columns:
+        return "\n".join("|".join(row.split("|")[:-3]) + "|"
+                         for row in table(run, []).splitlines())
     passes, read, real = _counts(run, marks)
     rows = ["| MR | applied (groups) | inert passes | violations | rate | rate without inert "
             "| read | real |", "|---|---|---|---|---|---|---|---|"]
@@ -96,6 +101,20 @@ def readme_table(run: dict, marks: list[dict]) -> str:
             f"real errors of the classifier.")
 
 
+def training_figures() -> str:
+    """The training data's counts (runner/tasks/re/data/redocred_train.jsonl.gz)."""
+    import gzip
+
+    data = ROOT / "runner" / "tasks" / "re" / "data" / "redocred_train.jsonl.gz"
+    labels = [json.loads(line)["relation"]
+              for line in gzip.decompress(data.read_bytes()).decode("utf-8").splitlines()
+              if line.strip()]
+    rel = [lab for lab in labels if lab != "no_relation"]
+    return (f"Training pairs (`runner/tasks/re/data/redocred_train.jsonl.gz`): {len(rel):,} "
+            f"relations of {len(set(rel))} TACRED labels and {len(labels) - len(rel):,} "
+            f"`no_relation` pairs.")
+
+
 def classifier_figures(res: dict) -> str:
     five, rel = res["five"], res["five_related"]
     per = sorted(((r["f1"], lab) for lab, r in res["per_relation"].items() if r["gold"] >= 10),
@@ -131,9 +150,14 @@ def blocks() -> dict[Path, dict[str, str]]:
     run = json.loads(RUN.read_text(encoding="utf-8"))
     marks = json.loads(TRIAGE.read_text(encoding="utf-8"))["marks"]
     held = json.loads(HELDOUT.read_text(encoding="utf-8"))
+    textacy = json.loads(TEXTACY_RUN.read_text(encoding="utf-8"))
     return {README: {"re-mr-table": _block("re-mr-table", readme_table(run, marks))},
             PAGE: {"re-mr-table": _block("re-mr-table", table(run, marks) + "\n\n" + _per_100(run)),
-                   "re-classifier": _block("re-classifier", classifier_figures(held))}}
+                   "re-classifier": _block("re-classifier", training_figures() + " "
+                                           + classifier_figures(held)),
+                   "re-textacy-table": _block("re-textacy-table",
+                                              table(textacy, [], read_columns=False) + "\n\n"
+                                              + _per_100(textacy))}}
 
 
 def write() -> None:
@@ -151,7 +175,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("results", nargs="?")
     ap.add_argument("triage", nargs="?")
     ap.add_argument("--summary", action="store_true",
-                    help=f"keep the run's counts in {RUN.relative_to(ROOT)}")
+                    help=f"keep the run's counts in {RUN.relative_to(ROOT)} (or "
+                         f"{TEXTACY_RUN.relative_to(ROOT)} for a run of suites/re_textacy.yaml)")
     ap.add_argument("--write", action="store_true")
     args = ap.parse_args(argv)
     if args.write:
@@ -162,8 +187,12 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("give a run's results.json, or --write")
     results = json.loads(Path(args.results).read_text(encoding="utf-8"))
     if args.summary:
-        RUN.write_text(json.dumps(summary(results), indent=1) + "\n", encoding="utf-8")
-        print(f"wrote {RUN.relative_to(ROOT)}")
+        textacy = "textacy" in json.dumps(results.get("components", {}).get("sut", ""))
+        out = TEXTACY_RUN if textacy else RUN
+        out.write_text(json.dumps(summary(results, "suites/re_textacy.yaml" if textacy
+                                          else "suites/re_minilm.yaml"), indent=1) + "\n",
+                       encoding="utf-8")
+        print(f"wrote {out.relative_to(ROOT)}")
         return 0
     marks = []
     if args.triage:
