@@ -1,32 +1,69 @@
 """The per-MR table of an RE run: groups the MR applied to (judged), inert passes (no_relation on
 both sides), violations, and — from a triage file of read violations — how many were read and
-how many are real errors of the system.
+how many are real errors of the system; and the figures of docs/pages/re.md and README.md's RE
+table, written from committed files.
 
-Usage: python bench/re_mr_table.py RUN_DIR/results.json [TRIAGE.json]
+    python bench/re_mr_table.py RUN_DIR/results.json [TRIAGE.json]   # print a run's table
+    python bench/re_mr_table.py --summary RUN_DIR/results.json       # keep the run's counts in
+                                        # bench/re_minilm_run.json (bench/re_textacy_run.json)
+    python bench/re_mr_table.py --write    # write the blocks of README.md and docs/pages/re.md
 
-Prints a Markdown table (docs/pages/re.md quotes it). A triage mark is matched to a
+The blocks come from ``bench/re_minilm_run.json`` (the counts of ``suites/re_minilm.yaml``'s
+run and its violations' ids), ``bench/re_textacy_run.json`` (the same of
+``suites/re_textacy.yaml``), ``bench/validity_re_minilm.triage.json`` (the violations read by
+hand) and ``bench/data/re_classifier_heldout.json`` (``bench/re_classifier_eval.py --json``);
+tests/test_docs.py checks that they are what this script writes. A triage mark is matched to a
 violation by its ``id``.
 """
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from collections import Counter
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parent.parent
 MRS = ("MR-R1", "MR-R2", "MR-R3", "MR-R4", "MR-S1", "MR-S2", "MR-C1", "MR-C2")
+RUN = ROOT / "bench" / "re_minilm_run.json"
+TEXTACY_RUN = ROOT / "bench" / "re_textacy_run.json"
+TRIAGE = ROOT / "bench" / "validity_re_minilm.triage.json"
+HELDOUT = ROOT / "bench" / "data" / "re_classifier_heldout.json"
+README = ROOT / "README.md"
+PAGE = ROOT / "docs" / "pages" / "re.md"
+NOTE = "<!-- written by bench/re_mr_table.py --write; tests/test_docs.py checks it -->"
 
 
-def table(results: dict, marks: list[dict]) -> str:
-    mr_of = {c["id"]: c["follow_up"]["meta"].get("mr") for c in results["cases"]}
-    fails = {c["id"] for c in results["cases"] if c["verdict"]["outcome"] == "fail"}
+def summary(results: dict, suite: str = "suites/re_minilm.yaml") -> dict:
+    """What the tables need of a run: the counts per MR and the ids of the violations."""
+    fails: dict[str, list[str]] = {mr: [] for mr in MRS}
+    for c in results["cases"]:
+        if c["verdict"]["outcome"] == "fail":
+            fails.setdefault(c["follow_up"]["meta"].get("mr", "?"), []).append(c["id"])
+    keep = ("judged", "fail", "inert")
+    return {"suite": suite,
+            "sources": results["run"]["sources_done"],
+            "re_passes": {mr: {k: p.get(k, 0) for k in keep}
+                          for mr, p in sorted((results.get("re_passes") or {}).items())},
+            "violations": {mr: sorted(ids) for mr, ids in fails.items()}}
+
+
+def _counts(run: dict, marks: list[dict]) -> tuple[dict, Counter, Counter]:
+    mr_of = {i: mr for mr, ids in run["violations"].items() for i in ids}
     read, real = Counter(), Counter()
     for m in marks:
-        if m["id"] not in fails:
+        if m["id"] not in mr_of:
             raise SystemExit(f"triage mark {m['id']} is not a violation of this run")
         read[mr_of[m["id"]]] += 1
         real[mr_of[m["id"]]] += m["mark"] == "confirmed"
-    passes = results.get("re_passes") or {}
+    return run.get("re_passes") or {}, read, real
+
+
+def table(run: dict, marks: list[dict], read_columns: bool = True) -> str:
+    if not read_columns:
+        return "\n".join("|".join(row.split("|")[:-3]) + "|"
+                         for row in table(run, []).splitlines())
+    passes, read, real = _counts(run, marks)
     rows = ["| MR | applied (groups) | inert passes | violations | rate | rate without inert "
             "| read | real |", "|---|---|---|---|---|---|---|---|"]
     tot = Counter()
@@ -45,12 +82,122 @@ def table(results: dict, marks: list[dict]) -> str:
     return "\n".join(rows)
 
 
-def main() -> int:
-    results = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
+def readme_table(run: dict, marks: list[dict]) -> str:
+    """README's short table: per MR the groups, the violations, how many were read, how many
+    are real."""
+    passes, read, real = _counts(run, marks)
+    rows = ["| MR | applied | violations | read | real |", "|---|--:|--:|--:|--:|"]
+    tot = Counter()
+    for mr in MRS:
+        p = passes.get(mr, {})
+        tot.update(judged=p.get("judged", 0), fail=p.get("fail", 0), read=read[mr],
+                   real=real[mr])
+        rows.append(f"| {mr} | {p.get('judged', 0)} | {p.get('fail', 0)} | {read[mr]} | "
+                    f"{real[mr]} |")
+    rows.append(f"| all | {tot['judged']} | {tot['fail']} | {tot['read']} | {tot['real']} |")
+    n = run["sources"]
+    return ("\n".join(rows) + f"\n\n{tot['fail']} violations in {n} pairs "
+            f"({100 * tot['fail'] / n:.1f} per 100); {tot['real']} of the {tot['read']} read are "
+            f"real errors of the classifier.")
+
+
+def training_figures() -> str:
+    """The training data's counts (runner/tasks/re/data/redocred_train.jsonl.gz)."""
+    import gzip
+
+    data = ROOT / "runner" / "tasks" / "re" / "data" / "redocred_train.jsonl.gz"
+    labels = [json.loads(line)["relation"]
+              for line in gzip.decompress(data.read_bytes()).decode("utf-8").splitlines()
+              if line.strip()]
+    rel = [lab for lab in labels if lab != "no_relation"]
+    return (f"Training pairs (`runner/tasks/re/data/redocred_train.jsonl.gz`): {len(rel):,} "
+            f"relations of {len(set(rel))} TACRED labels and {len(labels) - len(rel):,} "
+            f"`no_relation` pairs.")
+
+
+def classifier_figures(res: dict) -> str:
+    five, rel = res["five"], res["five_related"]
+    per = sorted(((r["f1"], lab) for lab, r in res["per_relation"].items() if r["gold"] >= 10),
+                 reverse=True)
+    best = ", ".join(f"{lab} {f1:.2f}" for f1, lab in per[:4])
+    never = sorted(lab for lab, r in res["per_relation"].items()
+                   if r["gold"] >= 5 and r["correct"] == 0)
+    gold_rel = sum(r["gold"] for r in res["per_relation"].values())
+    return (f"Held-out (every pair of Re-DocRED dev documents 0–249, {res['pairs']:,} pairs, "
+            f"{gold_rel:,} with a relation; `python bench/re_classifier_eval.py`): accuracy "
+            f"{res['accuracy']:.1%} (answering `no_relation` everywhere: "
+            f"{res['majority']:.1%}), and over the relations (no_relation left out, as TACRED's "
+            f"scorer does) precision {res['precision']:.1%}, recall {res['recall']:.1%}, F1 "
+            f"{res['f1']:.1%}. On the {five['pairs']} pairs of per:spouse, per:children, "
+            f"per:parents, per:employee_of and org:parents it finds a relation for "
+            f"{five['found']:.1%} and the right one for {five['right']:.1%} ({rel['found']:.1%} "
+            f"and {rel['right']:.1%} of {rel['pairs']} with org:subsidiaries and "
+            f"org:top_members/employees). Best (F1, relations with at least 10 pairs): {best}"
+            + (f"; never right (at least 5 pairs): {', '.join(never)}" if never else "") + ".")
+
+
+def _per_100(run: dict) -> str:
+    fails = sum(len(ids) for ids in run["violations"].values())
+    return (f"{run['sources']:,} pairs (sources); {fails} violations, "
+            f"{100 * fails / run['sources']:.1f} per 100 sources.")
+
+
+def _block(name: str, body: str) -> str:
+    return f"<!-- {name} -->\n{NOTE}\n\n{body}\n\n<!-- /{name} -->"
+
+
+def blocks() -> dict[Path, dict[str, str]]:
+    run = json.loads(RUN.read_text(encoding="utf-8"))
+    marks = json.loads(TRIAGE.read_text(encoding="utf-8"))["marks"]
+    held = json.loads(HELDOUT.read_text(encoding="utf-8"))
+    textacy = json.loads(TEXTACY_RUN.read_text(encoding="utf-8"))
+    return {README: {"re-mr-table": _block("re-mr-table", readme_table(run, marks))},
+            PAGE: {"re-mr-table": _block("re-mr-table", table(run, marks) + "\n\n" + _per_100(run)),
+                   "re-classifier": _block("re-classifier", training_figures() + " "
+                                           + classifier_figures(held)),
+                   "re-textacy-table": _block("re-textacy-table",
+                                              table(textacy, [], read_columns=False) + "\n\n"
+                                              + _per_100(textacy))}}
+
+
+def write() -> None:
+    for path, named in blocks().items():
+        text = path.read_text(encoding="utf-8")
+        for name, block in named.items():
+            begin, end = f"<!-- {name} -->", f"<!-- /{name} -->"
+            a, b = text.index(begin), text.index(end) + len(end)
+            text = text[:a] + block + text[b:]
+        path.write_text(text, encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("results", nargs="?")
+    ap.add_argument("triage", nargs="?")
+    ap.add_argument("--summary", action="store_true",
+                    help=f"keep the run's counts in {RUN.relative_to(ROOT)} (or "
+                         f"{TEXTACY_RUN.relative_to(ROOT)} for a run of suites/re_textacy.yaml)")
+    ap.add_argument("--write", action="store_true")
+    args = ap.parse_args(argv)
+    if args.write:
+        write()
+        print(f"wrote {README.name}, {PAGE.relative_to(ROOT)}")
+        return 0
+    if not args.results:
+        ap.error("give a run's results.json, or --write")
+    results = json.loads(Path(args.results).read_text(encoding="utf-8"))
+    if args.summary:
+        textacy = "textacy" in json.dumps(results.get("components", {}).get("sut", ""))
+        out = TEXTACY_RUN if textacy else RUN
+        out.write_text(json.dumps(summary(results, "suites/re_textacy.yaml" if textacy
+                                          else "suites/re_minilm.yaml"), indent=1) + "\n",
+                       encoding="utf-8")
+        print(f"wrote {out.relative_to(ROOT)}")
+        return 0
     marks = []
-    if len(sys.argv) > 2:
-        marks = json.loads(Path(sys.argv[2]).read_text(encoding="utf-8"))["marks"]
-    print(table(results, marks))
+    if args.triage:
+        marks = json.loads(Path(args.triage).read_text(encoding="utf-8"))["marks"]
+    print(table(summary(results), marks))
     return 0
 
 

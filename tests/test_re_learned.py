@@ -184,6 +184,39 @@ def test_training_is_deterministic(tiny_model, tmp_path):
             assert torch.equal(saved[name], tensor), name
 
 
+def test_shipped_parameters_assemble_the_trained_model(tiny_model, tmp_path):
+    """The shipped file (the trained top only) and the embedded encoder give back the saved
+    model, parameter for parameter; the file stays small."""
+    import torch
+    import transformers
+
+    from runner.tasks.re.train import assemble, ship
+
+    out, small, _ = tiny_model
+    model = transformers.BertForSequenceClassification.from_pretrained(str(out))
+    data = _write(tmp_path / "d.jsonl", [_ROW])
+    shipped = ship(model, tmp_path / "top.safetensors", data)
+    assert shipped.stat().st_size < 30e6
+    again = assemble(tmp_path / "m", shipped)
+    ref = model.state_dict()
+    for name, tensor in again.state_dict().items():
+        assert torch.equal(ref[name], tensor), name
+    assert json.loads((tmp_path / "m" / "config.json").read_text())["id2label"] == \
+        {str(k): v for k, v in model.config.id2label.items()}
+
+
+def test_no_relation_bias_is_chosen_on_the_tune_part():
+    import torch
+
+    from runner.tasks.re.train import choose_bias
+
+    # two relations (label 1) scored just under no_relation: a negative bias finds them; many
+    # no_relation pairs scored a little lower keep it from going further
+    scores = torch.tensor([[1.0, 0.5], [1.0, 0.6], [1.0, -2.0], [1.0, -2.0], [1.0, -2.0]])
+    assert choose_bias(scores, [1, 1, 0, 0, 0]) == -1.0
+    assert choose_bias(torch.tensor([[0.0, 1.0], [1.0, 0.0]]), [1, 0]) == 0.0
+
+
 def test_cls_forward_matches_the_full_model(tiny_model):
     """The training pass (the last layer for [CLS] only) and the saved model agree; a changed
     last layer is caught."""

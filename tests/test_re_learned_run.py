@@ -1,5 +1,5 @@
-"""The default RE suite end to end: the embedded classifier is built (trained at first use into
-the user cache, or taken from it) and tested by the eight MRs on real sentences; inert passes are
+"""The default RE suite end to end: the embedded classifier is built (at first use into the user
+cache, or taken from it) and tested by the eight MRs on real sentences; inert passes are
 reported apart; ``mtrun models`` says the classifier is built."""
 from __future__ import annotations
 

@@ -104,6 +104,14 @@ def test_r2_not_applicable():
     assert r2.generate(other, REPrediction("per:city_of_birth"), RNG) == []  # unknown city
 
 
+def test_r2_skips_a_city_whose_state_the_text_names():
+    # the gazetteer's Springfield is the most populous one (Missouri); the text says Illinois
+    src = source("Richard Lowe was born in San Francisco, Illinois.", "Richard Lowe", "PERSON",
+                 "San Francisco", "CITY")
+    r2 = CoarserEntity(places=FakeGazetteer())
+    assert r2.generate(src, REPrediction("per:city_of_birth"), RNG) == []
+
+
 def test_r2_capitalises_an_article_at_the_start():
     src = source("San Francisco is where Richard Lowe was born.", "Richard Lowe", "PERSON",
                  "San Francisco", "CITY")

