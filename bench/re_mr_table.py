@@ -18,6 +18,7 @@ violation by its ``id``.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import sys
 from collections import Counter
@@ -31,7 +32,6 @@ TRIAGE = ROOT / "bench" / "validity_re_minilm.triage.json"
 HELDOUT = ROOT / "bench" / "data" / "re_classifier_heldout.json"
 README = ROOT / "README.md"
 PAGE = ROOT / "docs" / "pages" / "re.md"
-NOTE = "<!-- written by bench/re_mr_table.py --write; tests/test_docs.py checks it -->"
 
 
 def summary(results: dict, suite: str = "suites/re_minilm.yaml") -> dict:
@@ -142,32 +142,24 @@ def _per_100(run: dict) -> str:
             f"{100 * fails / run['sources']:.1f} per 100 sources.")
 
 
-def _block(name: str, body: str) -> str:
-    return f"<!-- {name} -->\n{NOTE}\n\n{body}\n\n<!-- /{name} -->"
-
-
-def blocks() -> dict[Path, dict[str, str]]:
+def bodies() -> dict[str, str]:
+    """The text of each figures block of README.md and docs/pages/re.md, by the block's name; the
+    blocks are written by bench/docs_figures.py with every other block of the docs."""
     run = json.loads(RUN.read_text(encoding="utf-8"))
     marks = json.loads(TRIAGE.read_text(encoding="utf-8"))["marks"]
     held = json.loads(HELDOUT.read_text(encoding="utf-8"))
     textacy = json.loads(TEXTACY_RUN.read_text(encoding="utf-8"))
-    return {README: {"re-mr-table": _block("re-mr-table", readme_table(run, marks))},
-            PAGE: {"re-mr-table": _block("re-mr-table", table(run, marks) + "\n\n" + _per_100(run)),
-                   "re-classifier": _block("re-classifier", training_figures() + " "
-                                           + classifier_figures(held)),
-                   "re-textacy-table": _block("re-textacy-table",
-                                              table(textacy, [], read_columns=False) + "\n\n"
-                                              + _per_100(textacy))}}
+    return {"re-mr-table-readme": readme_table(run, marks),
+            "re-mr-table": table(run, marks) + "\n\n" + _per_100(run),
+            "re-classifier": training_figures() + " " + classifier_figures(held),
+            "re-textacy-table": table(textacy, [], read_columns=False) + "\n\n" + _per_100(textacy)}
 
 
 def write() -> None:
-    for path, named in blocks().items():
-        text = path.read_text(encoding="utf-8")
-        for name, block in named.items():
-            begin, end = f"<!-- {name} -->", f"<!-- /{name} -->"
-            a, b = text.index(begin), text.index(end) + len(end)
-            text = text[:a] + block + text[b:]
-        path.write_text(text, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("docs_figures", ROOT / "bench" / "docs_figures.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.write()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -83,14 +83,6 @@ def test_the_figure_scan_finds_figures():
         assert not figures.FIGURE.search(text), text
 
 
-def test_the_re_figures_are_those_of_the_committed_run_and_triage():
-    tables = _bench("re_mr_table")
-    for path, named in tables.blocks().items():
-        text = path.read_text(encoding="utf-8")
-        for name, block in named.items():
-            assert block in text, f"{path.name}'s {name}: run python bench/re_mr_table.py --write"
-
-
 def test_every_link_between_readme_and_docs_resolves():
     for target in re.findall(r"\]\((docs/[^)#]+)", README):
         assert (ROOT / target).exists(), target
