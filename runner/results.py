@@ -26,6 +26,12 @@ def model_components(engine: Any) -> list[dict[str, Any]]:
     return out
 
 
+def per_100_sources(violations: int, sources: int) -> float | None:
+    """A check's yield: its violations per 100 sources read by the run (every source, whether or
+    not the check applied to it), so that two suites or versions on the same corpus compare."""
+    return round(100.0 * violations / sources, 2) if sources else None
+
+
 def summary_rows(engine: Any) -> list[dict[str, Any]]:
     """One row per (transformation, relation): its group, type and counts."""
     transformations = engine.task.registries()["transformations"]
@@ -38,6 +44,8 @@ def summary_rows(engine: Any) -> list[dict[str, Any]]:
                          "type": t["type"], "group": extra.get("group", "research"),
                          **({"violation": extra["violation"]} if extra.get("violation") else {}),
                          **engine.counts[(name, rel.name)].to_json()})
+    for row in rows:
+        row["violations_per_100_sources"] = per_100_sources(row["fail"], engine.sources_done)
     return rows
 
 
@@ -53,6 +61,8 @@ def per_transformation_stats(engine: Any) -> dict[str, Any]:
                 for k, v in rc.outcomes.items():
                     summed.outcomes[k] += v
         out[name] = summed.to_json()
+        out[name]["violations_per_100_sources"] = per_100_sources(summed.outcomes["fail"],
+                                                                  engine.sources_done)
     return out
 
 
@@ -71,7 +81,9 @@ def assemble(engine: Any) -> dict[str, Any]:
             per_relation[rel].outcomes[k] += v
     overall = totals.to_json()
     overall.update(sources=engine.sources_done,
-                   follow_ups=sum(c.follow_ups for c in engine.per_transformation.values()))
+                   follow_ups=sum(c.follow_ups for c in engine.per_transformation.values()),
+                   violations_per_100_sources=per_100_sources(overall["fail"],
+                                                              engine.sources_done))
     relations = {r: c.to_json() for r, c in sorted(per_relation.items())}
     groups = group_counts(summary)
     stage_results = {s.name: s.results(engine.out_dir / s.records_file)

@@ -68,6 +68,18 @@ def test_sample_run_writes_consistent_results(sample_run):
         assert row["applicable_sources"] > 0
         judged = row["pass"] + row["fail"]
         assert row["violation_rate"] == pytest.approx(row["fail"] / judged)
+        # the yield counts every source read, whether or not the check applied to it
+        assert row["violations_per_100_sources"] == pytest.approx(100 * row["fail"] / 120, abs=0.01)
+        per_t = results["stats"]["per_transformation"][key[0]]
+        assert per_t["violations_per_100_sources"] == row["violations_per_100_sources"]
+    overall = results["overall"]
+    assert overall["violations_per_100_sources"] == pytest.approx(100 * overall["fail"] / 120,
+                                                                   abs=0.01)
+    yield_line = [ln for ln in proc.stdout.splitlines()
+                  if ln.startswith("violations per 100 sources: ")]
+    assert yield_line == [f"violations per 100 sources: {overall['violations_per_100_sources']:.1f} ("
+                          + ", ".join(f"{t} {rows[(t, r)]['violations_per_100_sources']:.1f}"
+                                      for t, r in rows) + ")"]
     # every case's follow-up really is its source with its edit applied
     for c in cases:
         text, pos, built = c["source"]["text"], 0, []
@@ -96,6 +108,8 @@ def test_sample_outputs_match_their_formats(sample_run):
     # one test case per transformation × relation, and one per threshold of report.fail_on
     assert junit.count("<testcase ") == len(results["summary"]) + len(results["thresholds"]["checks"])
     assert (out / "summary.md").read_text(encoding="utf-8").startswith("### mtrun · ner\\_spacy")
+    assert "per 100 sources" in (out / "summary.md").read_text(encoding="utf-8")
+    assert 'name="overall.violations_per_100_sources"' in junit
 
 
 def test_sample_report_shows_counts_and_a_violation(sample_run):

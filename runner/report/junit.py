@@ -81,6 +81,8 @@ def build_junit(results: dict[str, Any], cases: CaseSource) -> ET.Element:
                         ("seed", results["run"].get("seed")),
                         ("run.status", results["run"].get("status")),
                         ("overall.violation_rate", results["overall"].get("violation_rate")),
+                        ("overall.violations_per_100_sources",
+                         results["overall"].get("violations_per_100_sources")),
                         ("thresholds.status", results["thresholds"].get("status")),
                         ("verdict", v["label"]), ("verdict.exit_code", v["exit_code"])):
         ET.SubElement(props, "property", name=name, value=xml_text("" if value is None else value))

@@ -63,7 +63,9 @@ def render_markdown(results: dict[str, Any], cases: CaseSource,
               f"{md_text(sut.get('model') or '')} · seed {run.get('seed')} · "
               f"{run.get('sources_done')} sources · {o['follow_ups']} follow-ups · "
               f"**{o['fail']}** violations of {o['pass'] + o['fail']} judged "
-              f"(**{_pct(o['violation_rate'])}**)", ""]
+              f"(**{_pct(o['violation_rate'])}**)"
+              + (f" · {o['violations_per_100_sources']:.1f} per 100 sources"
+                 if o.get("violations_per_100_sources") is not None else ""), ""]
     lines += [f"**{md_text(v['headline'])}**", ""]
     for reason in v["reasons"]:
         lines.append(f"- {MARKS[v['status']]} {md_text(reason)}")

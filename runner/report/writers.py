@@ -282,6 +282,18 @@ def write_html(results: dict[str, Any], cases: "CaseSource", out_path: Path) -> 
 
 # -- console -----------------------------------------------------------------------------------
 
+def yield_line(results: dict[str, Any]) -> str:
+    """Violations per 100 sources, overall and per transformation (summed over its relations):
+    what a check finds on a corpus, beside its rate among the cases it judged."""
+    per: dict[str, float] = {}
+    for r in results["summary"]:
+        if r.get("violations_per_100_sources") is not None:
+            per[r["transformation"]] = per.get(r["transformation"], 0.0) + r["violations_per_100_sources"]
+    parts = ", ".join(f"{t} {v:.1f}" for t, v in per.items())
+    return (f"violations per 100 sources: {results['overall']['violations_per_100_sources']:.1f}"
+            + (f" ({parts})" if len(per) > 1 else ""))
+
+
 def console_summary(results: dict[str, Any]) -> str:
     from tabulate import tabulate
 
@@ -305,6 +317,8 @@ def console_summary(results: dict[str, Any]) -> str:
     if not results["summary"] and results.get("attacks"):
         table = ""  # an attack-only suite: no metamorphic row to show
     lines = [table] if table else []
+    if table and o.get("violations_per_100_sources") is not None:
+        lines.append(yield_line(results))
     if grouped:
         lines.append("groups: " + ", ".join(
             f"{g} {pct(c['violation_rate'])} ({c['fail']} of {c['pass'] + c['fail']})"
