@@ -10,7 +10,6 @@ similarities of ``bench/data/attack_word_scores.tsv`` (``bench/attack_word_simil
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import csv
 import json
 import sys
@@ -179,11 +178,10 @@ def word_figures() -> str:
 
 
 def write() -> None:
-    """The page's blocks are written with every other block of the docs (bench/docs_figures.py)."""
-    spec = importlib.util.spec_from_file_location("docs_figures", ROOT / "bench" / "docs_figures.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    module.write()
+    """The blocks are written with every other block of the docs, by bench/docs_figures.py."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import docs_figures
+    docs_figures.write()
 
 
 def main(argv: list[str] | None = None) -> int:
