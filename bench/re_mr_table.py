@@ -28,6 +28,7 @@ MRS = ("MR-R1", "MR-R2", "MR-R3", "MR-R4", "MR-S1", "MR-S2", "MR-C1", "MR-C2")
 RUN = ROOT / "bench" / "re_minilm_run.json"
 TEXTACY_RUN = ROOT / "bench" / "re_textacy_run.json"
 TRIAGE = ROOT / "bench" / "validity_re_minilm.triage.json"
+READER2 = ROOT / "bench" / "validity_re_minilm.reader2.json"
 HELDOUT = ROOT / "bench" / "data" / "re_classifier_heldout.json"
 README = ROOT / "README.md"
 PAGE = ROOT / "docs" / "pages" / "re.md"
@@ -81,23 +82,42 @@ def table(run: dict, marks: list[dict], read_columns: bool = True) -> str:
     return "\n".join(rows)
 
 
+def second_reading() -> dict[str, bool]:
+    """The blind second reader's verdicts (``READER2``), by violation id: real or not."""
+    if not READER2.exists():
+        return {}
+    return {i["id"]: i["verdict"] == "real"
+            for i in json.loads(READER2.read_text(encoding="utf-8"))["items"]}
+
+
 def readme_table(run: dict, marks: list[dict]) -> str:
     """README's short table: per MR the groups, the violations, how many were read, how many
-    are real."""
+    are real by the first reader and by the blind second reader, and how often they agree."""
     passes, read, real = _counts(run, marks)
-    rows = ["| MR | applied | violations | read | real |", "|---|--:|--:|--:|--:|"]
+    second = second_reading()
+    mr_of = {i: mr for mr, ids in run["violations"].items() for i in ids}
+    real2 = Counter(mr_of[i] for i, ok in second.items() if ok and i in mr_of)
+    agree = sum((m["mark"] == "confirmed") == second[m["id"]] for m in marks if m["id"] in second)
+    rows = ["| MR | applied | violations | read | real (first reader) | real (second, blind) |",
+            "|---|--:|--:|--:|--:|--:|"]
     tot = Counter()
     for mr in MRS:
         p = passes.get(mr, {})
         tot.update(judged=p.get("judged", 0), fail=p.get("fail", 0), read=read[mr],
-                   real=real[mr])
+                   real=real[mr], real2=real2[mr])
         rows.append(f"| {mr} | {p.get('judged', 0)} | {p.get('fail', 0)} | {read[mr]} | "
-                    f"{real[mr]} |")
-    rows.append(f"| all | {tot['judged']} | {tot['fail']} | {tot['read']} | {tot['real']} |")
+                    f"{real[mr]} | {real2[mr] if second else '–'} |")
+    rows.append(f"| all | {tot['judged']} | {tot['fail']} | {tot['read']} | {tot['real']} | "
+                f"{tot['real2'] if second else '–'} |")
     n = run["sources"]
-    return ("\n".join(rows) + f"\n\n{tot['fail']} violations in {n} pairs "
-            f"({100 * tot['fail'] / n:.1f} per 100); {tot['real']} of the {tot['read']} read are "
-            f"real errors of the classifier.")
+    out = ("\n".join(rows) + f"\n\n{tot['fail']} violations in {n} pairs "
+           f"({100 * tot['fail'] / n:.1f} per 100); {tot['real']} of the {tot['read']} read are "
+           f"real errors of the classifier by the first reader")
+    if second:
+        out += (f", {tot['real2']} by a second reader who saw only the sentence pairs, the "
+                f"answers and the expectation (`{READER2.relative_to(ROOT)}`); the two agree on "
+                f"{agree} of {len(second)}")
+    return out + "."
 
 
 def training_figures() -> str:
