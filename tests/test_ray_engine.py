@@ -17,6 +17,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from helpers import import_ray_or_skip  # noqa: E402
 from remote_fixtures import SENTENCES  # noqa: E402
 from wire_servers import AzureLanguageServer  # noqa: E402
 
@@ -26,12 +27,7 @@ from runner.suite import load_suite  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
-try:
-    import ray
-except ImportError:  # CI installs the ray extra: there a missing Ray is a failure
-    if os.environ.get("CI"):
-        raise
-    pytest.skip("Ray is not installed (pip install -e \".[ray]\")", allow_module_level=True)
+ray = import_ray_or_skip()
 
 pytestmark = pytest.mark.slow
 

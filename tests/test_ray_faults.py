@@ -15,14 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from helpers import CAPITALISED_TAGGER, import_ray_or_skip
+
 ROOT = Path(__file__).resolve().parent.parent
 
-try:
-    import ray
-except ImportError:  # CI installs the ray extra: there a missing Ray is a failure
-    if os.environ.get("CI"):
-        raise
-    pytest.skip("Ray is not installed (pip install -e \".[ray]\")", allow_module_level=True)
+ray = import_ray_or_skip()
 
 psutil = pytest.importorskip("psutil")
 
@@ -46,18 +43,11 @@ if DIE_ONCE:
         os.kill(os.getpid(), signal.SIGKILL)   # the worker dies while it builds its models
 
 
+{tagger}
+
 def predict(texts):
     time.sleep({delay})
-    out = []
-    for text in texts:
-        spans, pos = [], 0
-        for word in text.split(" "):
-            w = word.strip(".")
-            if w[:1].isupper():
-                spans.append({{"start": pos, "end": pos + len(w), "label": "PER"}})
-            pos += len(word) + 1
-        out.append(spans)
-    return out
+    return [tag_capitalised(text) for text in texts]
 '''
 
 
@@ -66,8 +56,8 @@ def _folder(tmp_path: Path, *, delay: float = 0.3, die_once: bool = False, worke
     lines = [f"{a} met {b} in the park number {i}." for i, (a, b) in
              enumerate((a, b) for a in NAMES for b in NAMES if a != b)][:sources]
     (tmp_path / "corpus.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    (tmp_path / "fault_system.py").write_text(SYSTEM.format(delay=delay, die_once=die_once),
-                                              encoding="utf-8")
+    system = SYSTEM.format(delay=delay, die_once=die_once, tagger=CAPITALISED_TAGGER)
+    (tmp_path / "fault_system.py").write_text(system, encoding="utf-8")
     body = ("name: fault\ntask: ner\n"
             "sut: {type: python, callable: 'fault_system:predict', label_map: {PER: PERSON}}\n"
             "corpus: {path: corpus.txt}\ntransformations: [{type: entity_shuffle}]\n"

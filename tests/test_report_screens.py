@@ -24,7 +24,8 @@ from pathlib import Path
 
 import pytest
 
-from cdp import Browser, find_chromium
+from cdp import Browser
+from helpers import chromium_or_skip
 
 pytestmark = pytest.mark.slow
 
@@ -126,13 +127,7 @@ INSPECT_JS = r"""
 
 @pytest.fixture(scope="module")
 def chromium():
-    path = find_chromium()
-    if path is None:
-        message = "chromium is not installed (Debian: apt-get install -y chromium)"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    return path
+    return chromium_or_skip()
 
 
 def _run(suite: Path, out: Path) -> subprocess.CompletedProcess:

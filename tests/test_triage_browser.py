@@ -5,11 +5,11 @@ validity is shown.
 
 CI (CI=true) must have chromium: there a missing browser is a failure, elsewhere a skip."""
 import json
-import os
 
 import pytest
 
-from cdp import Browser, find_chromium
+from cdp import Browser
+from helpers import chromium_or_skip
 from runner.cli import main
 from runner.errors import ExitCode
 
@@ -39,13 +39,7 @@ def scripted(self, texts):
 
 @pytest.fixture()
 def browser(tmp_path):
-    path = find_chromium()
-    if path is None:
-        message = "chromium is not installed (Debian: apt-get install -y chromium)"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    b = Browser(path, tmp_path / "profile")
+    b = Browser(chromium_or_skip(), tmp_path / "profile")
     yield b
     b.close()
 

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from helpers import CAPITALISED_TAGGER
 from runner.cli import main
 from runner.tally import group_counts
 from runner.errors import ExitCode
@@ -29,6 +30,7 @@ import zlib
 PATTERN = {pattern!r}
 FAILING = {failing!r}
 FLAKY = {flaky!r}
+{tagger}
 
 def predict(texts):
     out = []
@@ -38,13 +40,7 @@ def predict(texts):
         if FLAKY and zlib.crc32(text.encode()) % FLAKY == 0:
             out.append([])
             continue
-        spans, pos = [], 0
-        for word in text.split(" "):
-            w = word.strip(".")
-            if w[:1].isupper():
-                spans.append({{"start": pos, "end": pos + len(w), "label": "PER"}})
-            pos += len(word) + 1
-        out.append(spans)
+        out.append(tag_capitalised(text))
     return out
 '''
 
@@ -81,7 +77,8 @@ def _system(folder: Path, pattern: str = "none", failing: tuple = (), flaky: int
 
     sys.modules.pop("verdict_system", None)
     (folder / "verdict_system.py").write_text(
-        SYSTEM.format(pattern=pattern, failing=list(failing), flaky=flaky), encoding="utf-8")
+        SYSTEM.format(pattern=pattern, failing=list(failing), flaky=flaky,
+                      tagger=CAPITALISED_TAGGER), encoding="utf-8")
 
 
 def outputs(out: Path) -> dict:
