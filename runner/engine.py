@@ -30,6 +30,7 @@ from runner.sut.base import SUTFailure
 from runner.tally import (Counts, dump_counts, funnel_entry, merge_counts, merge_funnel,
                           prepend_own_checks, restore_counts)
 from runner.tasks.base import Corpus, Suite
+from runner.suite import follow_up_cap
 from runner.steps import Asked, Decided, Filtered, Funnel, Generated, Judged, Made, Tally
 from runner.timing import Stages, process_age
 from runner.transforms.base import BatchItem
@@ -370,17 +371,12 @@ class Engine:
         """The last filters, the per-source cap, and the system's answers for the follow-ups
         kept."""
         generated = filtered.generated
-        cap = self.cfg["limits"]["max_follow_ups_per_source"]
         tally, funnel = generated.tally, generated.funnel
-        kept = self._filter(filtered.made, self.filters[self._split()[1]:], funnel)
+        kept = self._filter_up_to(filtered.made, self.filters[self._split()[1]:], funnel)
         for name, part in generated.own_checks.items():
             prepend_own_checks(funnel[name], part)
         groups = []
         for source, prediction, t, follow_ups in kept:
-            over = len(follow_ups) - cap
-            if over > 0:
-                funnel[t.name]["over_limit"] += over
-            follow_ups = follow_ups[:cap]
             funnel[t.name]["tested"] += len(follow_ups)
             for c in [tally.per_transformation[t.name]] + [tally.counts[(t.name, r.name)]
                                                            for r in self.relations[t.name]]:
@@ -455,6 +451,36 @@ class Engine:
                                            if j not in drop.get(n, ())])
                     for n, m in enumerate(made)]
         return made
+
+    def _filter_up_to(self, made: list[Made], filters: list[Any], funnel: Funnel
+                      ) -> list[Made]:
+        """The last filters and the per-source cap together: only what may still be tested is
+        judged. Each source's follow-ups of a transformation are taken in their order, as many
+        as its cap still wants, through ``filters``; where some are dropped, the next ones are
+        taken, in rounds (each round one batched call per filter), until the cap is filled or
+        none are left. A filter judges each follow-up on its own, so the follow-ups kept are the
+        first ``cap`` of those the filters would keep from all of them — the same tests — and a
+        costly last filter (a language model's naturalness) scores a few per source instead of
+        every candidate. The follow-ups never judged count as ``over_limit``."""
+        caps = [follow_up_cap(self.cfg, m.transformation.name) for m in made]
+        kept: list[list[FollowUp]] = [[] for _ in made]
+        taken = [0] * len(made)
+        while True:
+            todo, where = [], []
+            for n, m in enumerate(made):
+                want = caps[n] - len(kept[n])
+                if want > 0 and taken[n] < len(m.follow_ups):
+                    todo.append(m._replace(follow_ups=m.follow_ups[taken[n]:taken[n] + want]))
+                    where.append(n)
+                    taken[n] += want
+            if not todo:
+                break
+            for n, m in zip(where, self._filter(todo, filters, funnel)):
+                kept[n] += m.follow_ups
+        for n, m in enumerate(made):
+            funnel[m.transformation.name]["over_limit"] += len(m.follow_ups) - min(taken[n],
+                                                                                   len(m.follow_ups))
+        return [m._replace(follow_ups=k) for m, k in zip(made, kept)]
 
     def _error_cases(self, source: Any, reason: str, tally: Tally) -> list[TestCase]:
         """One ``error`` case per (transformation, relation) for a source the system could not

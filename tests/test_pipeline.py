@@ -62,6 +62,54 @@ def test_the_split_runs_model_filters_on_the_thread_and_later_filters_after_them
         assert engine._split() == expected, layout
 
 
+def test_the_last_filters_judge_only_what_the_per_source_limit_may_still_test():
+    """_filter_up_to keeps what filtering everything and then cutting at the limit keeps, in the
+    same order, and asks the filters about fewer follow-ups."""
+    from contextlib import nullcontext
+
+    from runner.steps import Made
+    from runner.tally import funnel_entry
+    from runner.types import FollowUp
+
+    asked = []
+
+    class Odd:
+        """Drops follow-ups whose number is odd; records what it was asked."""
+        name = "odd"
+
+        def applies(self, transformation):
+            return transformation != "free"
+
+        def scores(self, pairs):
+            asked.extend(f.input for _, f in pairs)
+            return [int(f.input.split()[-1]) for _, f in pairs]
+
+        def keep(self, score, transformation):
+            return score % 2 == 0
+
+    def made(name, n):
+        t = type("T", (), {"name": name})()
+        src = type("S", (), {"text": "s"})()
+        return Made(src, None, t, [FollowUp(f"{name} {i}", None, name) for i in range(n)])
+
+    engine = object.__new__(Engine)
+    engine.stages = lambda *_: nullcontext()
+    engine.cfg = {"limits": {"max_follow_ups_per_source": {"default": 3, "few": 1}}}
+    batch = [made("many", 12), made("few", 9), made("free", 5), made("none", 0)]
+    funnel = {m.transformation.name: funnel_entry() for m in batch}
+    for e in funnel.values():
+        e["dropped_by"] = {"odd": 0}
+    got = engine._filter_up_to(batch, [Odd()], funnel)
+    assert [[f.input for f in m.follow_ups] for m in got] == [
+        ["many 0", "many 2", "many 4"], ["few 0"], ["free 0", "free 1", "free 2"], []]
+    assert len(asked) < 12 + 9                         # the rest were never judged
+    assert "many 11" not in asked and "few 1" not in asked
+    for m in batch:
+        e = funnel[m.transformation.name]
+        kept = len(got[batch.index(m)].follow_ups)
+        assert len(m.follow_ups) == kept + e["dropped_by"]["odd"] + e["over_limit"]
+
+
 def _cases(out: Path) -> list[tuple]:
     rows = []
     for line in (out / "cases.jsonl").read_text(encoding="utf-8").splitlines():

@@ -237,6 +237,16 @@ def test_relation_applies_to_unknown_transformation(capsys, tmp_path):
     assert "hint: did you mean 'entity_shuffle'?" in err
 
 
+def test_per_transformation_limit_names_a_transformation(capsys, tmp_path):
+    path = write(tmp_path, BASE + "limits:\n  max_follow_ups_per_source: {default: 4, "
+                                  "entity_shufle: 2}\n")
+    err = both(capsys, path, tmp_path)
+    located(err, path, 11, 58)
+    assert ("limits.max_follow_ups_per_source.entity_shufle: 'entity_shufle' is not a "
+            "transformation of this suite; expected 'default' or one of: entity_shuffle") in err
+    assert "hint: did you mean 'entity_shuffle'?" in err
+
+
 def test_transformation_not_covered_by_any_relation(capsys, tmp_path):
     path = write(tmp_path, BASE + "  - type: structural_question\n"
                                   "relations:\n  - type: MR2\n    applies_to: [entity_shuffle]\n")

@@ -59,7 +59,8 @@ def _load(kind: str, auto_class: str, role: str, name: str, device: str, fp16: b
     from runner.models.loading import load_pretrained, place
 
     dev = resolve_device(device)
-    key = (kind, name, dev, bool(fp16 and dev.startswith("cuda")))
+    # Half precision: float16 on CUDA; a causal LM also on a CPU, in bfloat16 (place_causal_cpu)
+    key = (kind, name, dev, bool(fp16 and (dev.startswith("cuda") or kind == "causal_lm")))
     if key not in _weights:
         from runner.models.gguf import gguf_path, load_gguf
 
@@ -67,6 +68,10 @@ def _load(kind: str, auto_class: str, role: str, name: str, device: str, fp16: b
         tokenizer, model, src = (load_gguf(gguf) if gguf is not None else
                                  load_pretrained(name, role, auto_class))
         model, dev, dtype = place(model, dev, fp16)
+        if key[3] and not dev.startswith("cuda"):
+            from runner.models.loading import bfloat16_body
+
+            model, dtype = bfloat16_body(model)
         _weights[key] = (tokenizer, model, src, dev, dtype)
     return key, _weights[key]
 

@@ -38,11 +38,12 @@ torch, :func:`~runner.models.loading.map_chunks`, so results do not depend on th
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 from typing import Any, Sequence
 
 from runner.models.gguf import LM_ALIASES, OFFLINE_LM  # noqa: F401  (the offline default)
-from runner.models.loading import LoadedModel, map_chunks, pad_batch
+from runner.models.loading import LoadedModel, cpu_workers, map_chunks, pad_batch
 from runner.models.mlm import _order_by_length
 
 Slot = tuple[str, int, int]          # (text, start, end): text[start:end] is replaced
@@ -167,6 +168,11 @@ class CausalLM(LoadedModel):
         self._base = model.base_model if mtype in _HEAD_ONLY_TYPES else None
         self._head = model.get_output_embeddings() if self._base is not None else None
         self._vocab: _Vocab | None = None
+        # Hidden states of the sentences proposals were read from lately (a source's one pass
+        # serves its proposals for every transformation and its naturalness score): ~60 kB a
+        # sentence, at most 1,024 sentences.
+        self._state_cache: dict[tuple[int, ...], Any] = {}
+        self._cache_lock = threading.Lock()
 
     @property
     def vocab(self) -> _Vocab:
@@ -185,7 +191,11 @@ class CausalLM(LoadedModel):
     def _map(self, fn: Any, rows: Sequence[Sequence[int]]) -> list[Any]:
         """``fn(chunk)`` for the rows' indices, sorted by length, in chunks of ``batch_size``;
         returns the chunks and their results."""
-        chunks = _order_by_length([len(r) for r in rows], self.batch_size)
+        size = self.batch_size
+        if str(self.device).startswith("cpu"):
+            # at least one chunk per core: the chunks' passes run side by side, one thread each
+            size = max(1, min(size, -(-len(rows) // cpu_workers())))
+        chunks = _order_by_length([len(r) for r in rows], size)
         return list(zip(chunks, map_chunks(fn, chunks, self.device)))
 
     # -- passes ------------------------------------------------------------------------------
@@ -228,21 +238,55 @@ class CausalLM(LoadedModel):
         import torch
 
         rows = [[self.start_id] + self._ids(t) for t in texts]
-
-        def run(chunk: list[int]) -> list[float]:
-            ids, att = pad_batch([rows[i] for i in chunk], self.pad_id, self.device)
-            with torch.inference_mode():
-                states, project, _ = self._states(ids, att)
-                logp = self._gold_log_probs(states[:, :-1], project, ids[:, 1:],
-                                            att[:, 1:].bool())
-            self.count_pass()
-            return logp.sum(1).tolist()
-
-        out: list[tuple[float, int]] = [(0.0, 0)] * len(rows)
-        for chunk, sums in self._map(run, rows):
-            for i, total in zip(chunk, sums):
-                out[i] = (total, len(rows[i]) - 1)
+        states = self._row_states(rows)
+        project = self._head
+        sel = torch.cat([st[:-1] for st in states]) if states else None
+        gold = torch.tensor([t for r in rows for t in r[1:]], device=self.device)
+        if sel is None or not len(gold):
+            return [(0.0, len(r) - 1) for r in rows]
+        logp = self._gold_log_probs(sel[None], project, gold[None],
+                                    torch.ones(1, len(gold), dtype=torch.bool,
+                                               device=self.device))[0].tolist()
+        out, at = [], 0
+        for r in rows:
+            n = len(r) - 1
+            out.append((float(sum(logp[at:at + n])), n))
+            at += n
         return out
+
+    def _row_states(self, rows: Sequence[Sequence[int]], keep: bool = False) -> list[Any]:
+        """Per row, its hidden states ``[len(row), d]`` (the logits where the model's head is not
+        split off), from the cache or from batched passes (sorted by length, right-padded: a
+        causal model's states of a row do not see its padding). ``keep``: the rows computed go
+        into the cache (a source sentence, read again for its score; not a follow-up, read
+        once)."""
+        import torch
+
+        keys = [tuple(r) for r in rows]
+        found: dict[tuple[int, ...], Any] = {}
+        with self._cache_lock:
+            for k in keys:
+                if k in self._state_cache:
+                    found[k] = self._state_cache[k]
+        todo = [k for k in dict.fromkeys(keys) if k not in found]
+        if todo:
+            def run(chunk: list[int]) -> list[Any]:
+                ids, att = pad_batch([list(todo[j]) for j in chunk], self.pad_id, self.device)
+                with torch.inference_mode():
+                    states, _, _ = self._states(ids, att)
+                self.count_pass()
+                return [states[n, :len(todo[j])].clone() for n, j in enumerate(chunk)]
+
+            for chunk, got in self._map(run, [list(k) for k in todo]):
+                for j, st in zip(chunk, got):
+                    found[todo[j]] = st
+            if keep and self._base is not None:
+                with self._cache_lock:
+                    for k in todo:
+                        self._state_cache[k] = found[k]
+                    while len(self._state_cache) > 1024:
+                        self._state_cache.pop(next(iter(self._state_cache)))
+        return [found[k] for k in keys]
 
     def score(self, texts: Sequence[str]) -> list[float]:
         """Mean log-probability per token (TIN eq. 2's naturalness; higher = more natural)."""
@@ -419,6 +463,94 @@ class CausalLM(LoadedModel):
                 still.append(nxt)
             grow = [g for g in still if g[1] not in found[g[0]]]
         return [sorted(f.items(), key=lambda x: -x[1])[:k] for f in found]
+
+    def propose_left(self, slots: Sequence[Slot], k: int, *,
+                     exclude: Sequence[frozenset[str] | None] | None = None,
+                     keep: Any = None) -> list[list[Proposal]]:
+        """Up to ``k`` one-token words per slot from its **left context alone**, best first:
+        score = log p(word | left) − log p(original's first token | left). One pass per distinct
+        sentence serves all its slots (a causal LM's pass over a sentence gives the next-token
+        distribution after every prefix; a slot whose left context the sentence's own tokens do
+        not begin with gets a pass of its own). No word is grown beyond one token and the right
+        context is not read: the whole sentence is judged afterwards — by the syntactic filter
+        on what the cheaper checks keep — which is what makes it cheap (``propose`` costs a
+        pass per candidate sentence and growth step). ``keep(slot_index, word)``: optional
+        test a word must pass (e.g. WordNet knows it in the slot's part of speech); words are
+        taken in the model's order until ``k`` pass."""
+        import torch
+
+        if not slots:
+            return []
+        voc = self.vocab
+        exclude = list(exclude) if exclude is not None else [None] * len(slots)
+        rows: list[list[int]] = []
+        row_of: dict[str, int] = {}
+        where: list[tuple[int, int]] = []          # per slot: (row, position)
+        contexts = []
+        for text, start, _ in slots:
+            ctx, lead = self._context(text, start)
+            contexts.append(lead)
+            if text not in row_of:
+                row_of[text] = len(rows)
+                rows.append([self.start_id] + self._ids(text))
+            full = rows[row_of[text]]
+            if len(ctx) < len(full) and full[:len(ctx)] == ctx:
+                where.append((row_of[text], len(ctx) - 1))
+            else:
+                rows.append(ctx)
+                where.append((len(rows) - 1, len(ctx) - 1))
+        wanted: dict[int, list[int]] = {}
+        for r, pos in where:
+            wanted.setdefault(r, []).append(pos)
+        logits_at = self._logits_at(rows, wanted)
+        out: list[list[Proposal]] = []
+        for n, ((text, start, end), (r, pos), lead) in enumerate(zip(slots, where, contexts)):
+            logp = logits_at[(r, pos)].log_softmax(-1)
+            ok = voc.alpha & (voc.lead if lead or voc.scheme in ("wordpiece", "word")
+                              else ~voc.lead) & ~voc.special
+            if exclude[n]:
+                ok = ok & ~self._banned_words(frozenset(exclude[n]))
+            ok = ok[:logp.shape[-1]]
+            original = text[start:end].strip()
+            probe = self._ids(text[:start] + original)
+            ctx_len = pos                                  # tokens of the context, start excluded
+            base = float(logp[probe[ctx_len]]) if len(probe) > ctx_len else 0.0
+            ranked = logp.masked_fill(~ok, float("-inf")).topk(min(int(ok.sum()), 20 * k + 50))
+            got: list[Proposal] = []
+            seen = {original.lower()}
+            for value, i in zip(ranked.values.tolist(), ranked.indices.tolist()):
+                word = voc.body[i]
+                if word.lower() in seen or (exclude[n] and word.lower() in exclude[n]):
+                    continue
+                seen.add(word.lower())
+                if keep is not None and not keep(n, word):
+                    continue
+                got.append((word, value - base))
+                if len(got) >= k:
+                    break
+            out.append(got)
+        return out
+
+    def _logits_at(self, rows: Sequence[Sequence[int]], wanted: dict[int, list[int]]
+                   ) -> dict[tuple[int, int], Any]:
+        """The next-token logits (float32, CPU) after the given positions of the rows:
+        ``{(row, position): logits}``; the rows' states from :meth:`_row_states` (a row seen
+        before costs no pass), only the positions wanted projected onto the vocabulary."""
+        import torch
+
+        used = [i for i in range(len(rows)) if wanted.get(i)]
+        states = self._row_states([rows[i] for i in used], keep=True)
+        sel = torch.cat([st[wanted[i]] for i, st in zip(used, states)])
+        with torch.inference_mode():
+            logits = torch.cat([self._logits(sel[i:i + _SLICE], self._head)
+                                for i in range(0, sel.shape[0], _SLICE)]).cpu()
+        out: dict[tuple[int, int], Any] = {}
+        n = 0
+        for i in used:
+            for p in wanted[i]:
+                out[(i, p)] = logits[n]
+                n += 1
+        return out
 
     def first_token_scores(self, slots: Sequence[Slot], words: Sequence[Sequence[str]]
                            ) -> list[dict[str, float]]:

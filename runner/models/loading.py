@@ -361,3 +361,38 @@ def place(model: Any, device: str, fp16: bool) -> tuple[Any, str, str]:
         model = model.half()
     model = model.to(device).eval()
     return model, device, str(next(model.parameters()).dtype).replace("torch.", "")
+
+
+def bfloat16_body(model: Any) -> tuple[Any, str]:
+    """A causal LM for a CPU in half precision: its layers in bfloat16 (about 1.7 times as fast
+    where the CPU has bfloat16 instructions, half the memory), the vocabulary projection kept in
+    float32 on float32 states — in bfloat16 the log-probabilities themselves would be rounded
+    (0.1 nats off per token on average); this way the mean log-probability per token moves by a
+    few hundredths. Returns ``(model, dtype name)``."""
+    import torch
+
+    head = model.get_output_embeddings()
+    weight = head.weight.detach().float().clone()
+    bias = None if getattr(head, "bias", None) is None else head.bias.detach().float().clone()
+    model = model.to(torch.bfloat16)
+    model.set_output_embeddings(_Float32Head(weight, bias))
+    return model, "bfloat16 (vocabulary projection float32)"
+
+
+class _Float32Head:
+    """A linear vocabulary projection in float32 whatever the dtype of its input."""
+
+    def __new__(cls, weight: Any, bias: Any) -> Any:
+        import torch
+
+        class Head(torch.nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.weight = torch.nn.Parameter(weight, requires_grad=False)
+                self.bias = (None if bias is None
+                             else torch.nn.Parameter(bias, requires_grad=False))
+
+            def forward(self, x: Any) -> Any:
+                return torch.nn.functional.linear(x.float(), self.weight, self.bias)
+
+        return Head()

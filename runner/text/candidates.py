@@ -173,7 +173,7 @@ class WordNetCandidates(CandidateSource):
         lemma = tok.lemma_ if tok.lemma_ and tok.lemma_ != "-PRON-" else tok.text
         return lemma.lower(), pos
 
-    def prime(self, asks: Sequence[tuple[Any, Sequence[int]]]) -> None:
+    def prime(self, asks: Sequence[tuple[Any, Sequence[int]]], k: int | None = None) -> None:
         """Look up a whole batch's tokens (``(doc, token indices)`` per source) ahead of
         :meth:`candidates`: one encoder pass for every sentence and new gloss of the batch
         instead of one per sentence. Without a sense encoder there is nothing to do."""

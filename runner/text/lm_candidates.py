@@ -15,6 +15,12 @@ sentence go to the model in one call (its passes batched).
 - ``synonyms`` — WordNet's synonyms of the token's common senses (or the sense the sentence
   means, ``senses: context``), ranked in context by the model (``rescore``) instead of by
   WordNet's sense order.
+
+``rescore`` (default on): a causal LM grows and re-scores every candidate on the whole sentence
+(``CausalLM.propose``: a pass per candidate sentence and growth step). Off: one-token words from
+the left context alone, one pass per sentence for all its slots (``CausalLM.propose_left``) —
+the whole sentence is then judged by the suite's syntactic filter on what the cheaper checks
+keep, so the LM's time goes to the follow-ups that may be tested.
 """
 from __future__ import annotations
 
@@ -38,7 +44,7 @@ def _stop_words(lang: str) -> frozenset[str]:
 class LMCandidates(CandidateSource):
     def __init__(self, model: str | None = None, *, wordnet: str = "none", device: str = "auto",
                  fp16: bool = False, batch_size: int = 32, lm: Any = None,
-                 synonyms: WordNetCandidates | None = None) -> None:
+                 synonyms: WordNetCandidates | None = None, rescore: bool = True) -> None:
         if wordnet not in WORDNET_MODES:
             raise ValueError(f"wordnet must be one of {', '.join(WORDNET_MODES)}, not {wordnet!r}")
         if lm is None:
@@ -48,7 +54,9 @@ class LMCandidates(CandidateSource):
             lm = get_lm(model, device=device, fp16=fp16, batch_size=batch_size)
         self.lm = lm
         self.wordnet = wordnet
-        self.name = f"lm:{model or lm.name}" + ("" if wordnet == "none" else f"+wordnet_{wordnet}")
+        self.rescore = rescore or getattr(lm, "kind", "") != "causal" or wordnet == "synonyms"
+        self.name = (f"lm:{model or lm.name}" + ("" if wordnet == "none" else f"+wordnet_{wordnet}")
+                     + ("" if self.rescore else "+left_context"))
         self._wn = None
         self._synonyms = synonyms
         if wordnet == "pos":
@@ -70,9 +78,37 @@ class LMCandidates(CandidateSource):
             out += self._synonyms.models()
         return out
 
-    def prime(self, asks: Sequence[tuple[Any, Sequence[int]]]) -> None:
+    def prime(self, asks: Sequence[tuple[Any, Sequence[int]]], k: int | None = None) -> None:
+        """Before a batch's candidates are asked for one source at a time: WordNet's senses of
+        every word at once (synonyms), and — from the left context, given ``k`` — every slot of
+        every sentence in one call to the model, its passes batched across the sentences."""
         if self._synonyms is not None:
             self._synonyms.prime(asks)
+        if self.rescore or k is None:
+            return
+        asks = [(doc, list(tokens)) for doc, tokens in asks if tokens]
+        slots, keeps, excl = [], [], []
+        for doc, tokens in asks:
+            slots += [(doc.text, doc[i].idx, doc[i].idx + len(doc[i].text)) for i in tokens]
+            keeps += [(doc, i) for i in tokens]
+            excl += self._exclusions(doc, tokens).get("exclude", [None] * len(tokens))
+        got = self.lm.propose_left(slots, k, exclude=excl,
+                                   keep=lambda n, w: self._keep(*keeps[n], w))
+        self._primed = {}
+        at = 0
+        for doc, tokens in asks:
+            self._primed[(doc.text, tuple(tokens), k)] = got[at:at + len(tokens)]
+            at += len(tokens)
+
+    def _keep(self, doc: Any, i: int, word: str) -> bool:
+        """A word proposed from the left context for ``doc[i]``: lower case for a lower-case word
+        — a capital proposed there is a name's ("the new deal" → "the EU deal", "the German
+        deal"), which would add an entity the source does not have — and, with ``wordnet: pos``,
+        one WordNet knows in the word's part of speech."""
+        tok = doc[i]
+        if not (word.islower() or (tok.is_sent_start and word[1:].islower())):
+            return False
+        return self.wordnet != "pos" or self._known(word, tok.tag_)
 
     def _known(self, word: str, tag: str) -> bool:
         """WordNet has the word (any inflection) in the part of speech of the Penn tag."""
@@ -99,6 +135,12 @@ class LMCandidates(CandidateSource):
             listed = self._synonyms.candidates(doc, tokens, max(3 * k, 20))
             ranked = self.lm.rescore(slots, [[w for w, _ in c] for c in listed])
             return [r[:k] for r in ranked]
+        if not self.rescore:
+            primed = getattr(self, "_primed", {}).pop((doc.text, tuple(tokens), k), None)
+            if primed is not None:
+                return primed
+            return self.lm.propose_left(slots, k, keep=lambda n, w: self._keep(doc, tokens[n], w),
+                                        **self._exclusions(doc, tokens))
         ask = 3 * k if self.wordnet == "pos" else k
         ranked = self.lm.propose(slots, ask, **self._exclusions(doc, tokens))
         out = []
@@ -111,7 +153,7 @@ class LMCandidates(CandidateSource):
 
 
 def make_source(source: str, *, lm: str | None = None, lm_wordnet: str = "none",
-                **kwargs: Any) -> CandidateSource:
+                lm_rescore: bool = True, **kwargs: Any) -> CandidateSource:
     """:func:`runner.text.candidates.make_source` with the source ``lm`` too (``lm``: the model,
     ``lm_wordnet``: how WordNet constrains it; ``senses`` and ``sense_encoder`` as for
     ``wordnet`` when it gives the synonyms)."""
@@ -120,4 +162,4 @@ def make_source(source: str, *, lm: str | None = None, lm_wordnet: str = "none",
     synonyms = (_candidates.make_source("wordnet", **kwargs) if lm_wordnet == "synonyms"
                 else None)
     return LMCandidates(lm, wordnet=lm_wordnet, device=kwargs["device"], fp16=kwargs["fp16"],
-                        batch_size=kwargs["batch_size"], synonyms=synonyms)
+                        batch_size=kwargs["batch_size"], synonyms=synonyms, rescore=lm_rescore)

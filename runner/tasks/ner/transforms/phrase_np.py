@@ -40,13 +40,15 @@ class PhraseNP(PlannedTransformation):
                  fp16: bool = False, device: str = "auto", candidate_source: Any = None,
                  sense2vec_obj: Any = None, senses: str = "common",
                  sense_encoder: str = "sentence-transformers/all-MiniLM-L6-v2",
-                 lm: str = "smollm2", lm_wordnet: str = "none") -> None:
+                 lm: str = "smollm2", lm_wordnet: str = "none",
+                 lm_rescore: bool = True) -> None:
         super().__init__(source=source, sense2vec=sense2vec, top_k=top_k,
                          constituency=constituency, tagger=tagger,
                          masked_lm=masked_lm if source == "masked_lm" else None,
                          vectors=vectors if source == "vectors" else None,
                          **_sense_params(source, senses, sense_encoder),
-                         **({"lm": lm, "lm_wordnet": lm_wordnet} if source == "lm" else {}))
+                         **({"lm": lm, "lm_wordnet": lm_wordnet, "lm_rescore": lm_rescore}
+                            if source == "lm" else {}))
         self.top_k = top_k
         self.constituency = constituency
         self.s2v = sense2vec_obj
@@ -59,7 +61,7 @@ class PhraseNP(PlannedTransformation):
             self.source = candidate_source or make_source(
                 source, masked_lm=masked_lm, vectors=vectors, device=device, fp16=fp16,
                 batch_size=batch_size, senses=senses, sense_encoder=sense_encoder, lm=lm,
-                lm_wordnet=lm_wordnet)
+                lm_wordnet=lm_wordnet, lm_rescore=lm_rescore)
             self.source_name = self.source.name
         from runner.nlp import load_spacy
 
@@ -110,7 +112,7 @@ class PhraseNP(PlannedTransformation):
         # the senses of every head noun of the batch chosen in one encoder pass (wordnet)
         if self.source is not None and hasattr(self.source, "prime"):
             self.source.prime([(i.doc, [h for _, _, h in self.noun_phrases(i.doc, i.prediction)])
-                               for i in items])
+                               for i in items], k=self.top_k)
 
     def _prepare(self, texts: Sequence[str]) -> None:
         # every candidate sentence of the batch re-tagged in one pass

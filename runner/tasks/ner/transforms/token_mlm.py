@@ -57,12 +57,14 @@ class TokenMLM(PlannedTransformation):
                  batch_size: int = 32, fp16: bool = False, device: str = "auto",
                  candidate_source: Any = None, senses: str = "common",
                  sense_encoder: str = "sentence-transformers/all-MiniLM-L6-v2",
-                 lm: str = "smollm2", lm_wordnet: str = "none") -> None:
+                 lm: str = "smollm2", lm_wordnet: str = "none",
+                 lm_rescore: bool = True) -> None:
         super().__init__(source=source, masked_lm=masked_lm if source == "masked_lm" else None,
                          top_k=top_k, tags=list(tags),
                          vectors=vectors if source == "vectors" else None, tagger=tagger,
                          **_sense_params(source, senses, sense_encoder),
-                         **({"lm": lm, "lm_wordnet": lm_wordnet} if source == "lm" else {}))
+                         **({"lm": lm, "lm_wordnet": lm_wordnet, "lm_rescore": lm_rescore}
+                            if source == "lm" else {}))
         self.top_k = top_k
         self.tags = tuple(tags)
         self.skip_lemmas = WORDNET_LIGHT_VERBS if source == "wordnet" else frozenset()
@@ -70,7 +72,8 @@ class TokenMLM(PlannedTransformation):
                                                       device=device, fp16=fp16,
                                                       batch_size=batch_size, senses=senses,
                                                       sense_encoder=sense_encoder,
-                                                      lm=lm, lm_wordnet=lm_wordnet)
+                                                      lm=lm, lm_wordnet=lm_wordnet,
+                                                      lm_rescore=lm_rescore)
         self.skip_forms = _light_verb_forms() if source == "wordnet" else frozenset()
         from runner.nlp import load_spacy
 
@@ -110,7 +113,8 @@ class TokenMLM(PlannedTransformation):
     def _before_plans(self, items: Sequence[Any]) -> None:
         # the senses of every word of the batch chosen in one encoder pass (wordnet)
         if hasattr(self.source, "prime"):
-            self.source.prime([(i.doc, self.mutable_tokens(i.doc, i.prediction)) for i in items])
+            self.source.prime([(i.doc, self.mutable_tokens(i.doc, i.prediction)) for i in items],
+                              k=self.top_k)
 
     def _prepare(self, texts: Sequence[str]) -> None:
         # every candidate sentence of the batch re-tagged in one pass
