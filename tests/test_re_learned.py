@@ -185,22 +185,29 @@ def test_training_is_deterministic(tiny_model, tmp_path):
 
 
 def test_shipped_parameters_assemble_the_trained_model(tiny_model, tmp_path):
-    """The shipped file (the trained top only) and the embedded encoder give back the saved
-    model, parameter for parameter; the file stays small."""
+    """The shipped file (the trained top only, in float16) and the embedded encoder give back the
+    saved model in float32, parameter for parameter (the top rounded to float16); the file stays
+    under the repository's 5 MB; shipping the assembled model writes the same bytes again."""
     import torch
     import transformers
+    from safetensors.torch import load_file
 
-    from runner.tasks.re.train import assemble, ship
+    from runner.tasks.re.train import _top_names, assemble, ship
 
     out, small, _ = tiny_model
     model = transformers.BertForSequenceClassification.from_pretrained(str(out))
     data = _write(tmp_path / "d.jsonl", [_ROW])
     shipped = ship(model, tmp_path / "top.safetensors", data)
-    assert shipped.stat().st_size < 30e6
+    assert shipped.stat().st_size < 5e6
+    assert {t.dtype for t in load_file(str(shipped)).values()} == {torch.float16}
     again = assemble(tmp_path / "m", shipped)
     ref = model.state_dict()
+    top = set(_top_names(model))
     for name, tensor in again.state_dict().items():
-        assert torch.equal(ref[name], tensor), name
+        assert tensor.dtype == ref[name].dtype, name
+        want = ref[name].half().float() if name in top else ref[name]
+        assert torch.equal(want, tensor), name
+    assert ship(again, tmp_path / "top2.safetensors", data).read_bytes() == shipped.read_bytes()
     assert json.loads((tmp_path / "m" / "config.json").read_text())["id2label"] == \
         {str(k): v for k, v in model.config.id2label.items()}
 
@@ -408,3 +415,18 @@ def test_train_command_reports_bad_data_with_file_and_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"{bad}:2:" in err and '"head" must be' in err
     assert not (tmp_path / "m").exists()
+
+
+def test_the_shipped_parameters_are_float16_and_small():
+    """The repository's trained top is stored in float16 (the repository keeps no file over
+    5 MB) with the current recipe in its metadata."""
+    pytest.importorskip("torch")
+    import torch
+    from safetensors import safe_open
+
+    from runner.tasks.re.train import RECIPE, SHIPPED
+
+    assert SHIPPED.stat().st_size < 5e6
+    with safe_open(str(SHIPPED), "pt") as f:
+        assert json.loads(f.metadata()["mtrun"])["recipe"] == RECIPE
+        assert {f.get_tensor(k).dtype for k in f.keys()} == {torch.float16}

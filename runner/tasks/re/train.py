@@ -1,11 +1,12 @@
 """The embedded relation classifier: MiniLM with typed entity markers, trained on Re-DocRED.
 
 mtrun ships its trained parameters (``data/re_minilm_top.safetensors``: the seventh layer, the
-pooler and the classifier); a suite naming ``model: mtrun/re-minilm-redocred`` (type ``hf``)
-puts them on the embedded all-MiniLM-L6-v2 encoder at first use (:func:`assemble`, seconds) and
-keeps the model in the user cache folder (``$MTRUN_CACHE`` or ``~/.cache/mtrun``, in
-``re_classifier/``; ``$MTRUN_RE_CACHE`` names another folder), under a key of the training data,
-the shipped parameters, the encoder's files, the recipe and the library versions.
+pooler and the classifier, stored in float16); a suite naming ``model: mtrun/re-minilm-redocred``
+(type ``hf``) puts them, cast to float32, on the embedded all-MiniLM-L6-v2 encoder at first use
+(:func:`assemble`, seconds) and keeps the model in the user cache folder (``$MTRUN_CACHE`` or
+``~/.cache/mtrun``, in ``re_classifier/``; ``$MTRUN_RE_CACHE`` names another folder), under a key
+of the training data, the shipped parameters' bytes, the encoder's files, the recipe and the
+library versions.
 ``python -m runner.tasks.re.train`` builds it ahead; ``--ship`` trains it again and rewrites the
 shipped parameters; ``--out FOLDER [--data FILE]`` trains one into a folder.
 
@@ -452,12 +453,16 @@ def _top_names(model: Any) -> list[str]:
 
 
 def ship(model: Any, path: Path | str = SHIPPED, data: Path | str = DATA) -> Path:
-    """Write the trained parameters (float32 safetensors, a few MB) with the labels, the recipe
-    and the training data's digest: what :func:`assemble` needs besides the embedded encoder."""
+    """Write the trained parameters (float16 safetensors, under 5 MB: the repository keeps no
+    file over 5 MB) with the labels, the recipe and the training data's digest: what
+    :func:`assemble` needs besides the embedded encoder (which casts them back to float32).
+    Writing a model assembled from a shipped file gives that file's bytes again."""
+    import torch
     from safetensors.torch import save_file
 
     state = model.state_dict()
-    tensors = {n: state[n].detach().contiguous().clone() for n in _top_names(model)}
+    tensors = {n: state[n].detach().to(torch.float16).contiguous().clone()
+               for n in _top_names(model)}
     labels = [model.config.id2label[k] for k in range(model.config.num_labels)]
     # one metadata entry: safetensors does not keep the order of several, and the file's bytes
     # should not change from one run to the next
@@ -470,8 +475,10 @@ def ship(model: Any, path: Path | str = SHIPPED, data: Path | str = DATA) -> Pat
 
 
 def assemble(out: Path | str, shipped: Path | str = SHIPPED) -> Any:
-    """The classifier from the embedded encoder and the shipped trained parameters, saved to
-    ``out`` as a ``BertForSequenceClassification`` folder (seconds; no training)."""
+    """The classifier from the embedded encoder and the shipped trained parameters (stored in
+    float16, cast to float32 here), saved to ``out`` as a float32
+    ``BertForSequenceClassification`` folder (seconds; no training)."""
+    import torch
     from safetensors import safe_open
     from safetensors.torch import load_file
 
@@ -479,7 +486,7 @@ def assemble(out: Path | str, shipped: Path | str = SHIPPED) -> Any:
         meta = json.loads(f.metadata()["mtrun"])
     labels = meta["labels"]
     tok, model = new_model(labels)
-    top = load_file(str(shipped))
+    top = {n: t.to(torch.float32) for n, t in load_file(str(shipped)).items()}
     if sorted(top) != sorted(_top_names(model)):
         raise RuntimeError(f"{shipped}: the shipped parameters are not the classifier's top")
     missing, unexpected = model.load_state_dict(top, strict=False)
