@@ -284,6 +284,20 @@ for _name in ("re-mr-table-readme", "re-mr-table", "re-classifier", "re-textacy-
     BLOCKS[_name] = _re_block(_name)
 
 
+@figures("ner-lm-yield")
+def _ner_lm_yield() -> str:
+    module = _bench_module("ner_lm_yield")
+    rec = json.loads(module.RECORD.read_text(encoding="utf-8"))
+    sources = rec["runs"]["now"]["sources"]
+    return (f"The default NER suite before and with SmolLM2 in the loop, on the same held-out gold "
+            f"text (GUM part b, {sources} sources; `{rec['suites']['before']}` and "
+            f"`{rec['suites']['now']}`), every violation read by two readers (the second blind; "
+            f"`bench/reads/ner_gum_b.*`, `bench/reads/ner_gum_b_lm.*`):\n\n" + module.table()
+            + f"\n\nWritten by `python bench/ner_lm_yield.py` from `bench/results/"
+            f"ner_gum_b_yield.json` (`{rec['command']}`, {rec['date']}, commit `{rec['commit']}`) "
+            f"and the readings.")
+
+
 @figures("attack-word-figures")
 def _attack_words() -> str:
     return _bench_module("attack_tables").word_figures()

@@ -312,14 +312,16 @@ class Engine:
         """Which filters run where, in the suite's order: ``filters[:a]`` with the
         transformations (they use the shared pipelines), ``filters[a:b]`` on another thread
         (``Filter.thread_safe``: the model-based ones, the longest run of them after the first
-        ones), ``filters[b:]`` on the engine's thread again, before the system sees the
-        follow-ups. A filter judges every follow-up on its own, so which thread runs it does not
-        change what it keeps."""
+        ones; a ``costly`` filter, a language model's, ends that run), ``filters[b:]`` on the
+        engine's thread again, before the system sees the follow-ups, judging only what the
+        per-source limits may still test (:meth:`_filter_up_to`). A filter judges every
+        follow-up on its own, so which thread runs it does not change what it keeps."""
         a = 0
         while a < len(self.filters) and not getattr(self.filters[a], "thread_safe", False):
             a += 1
         b = a
-        while b < len(self.filters) and getattr(self.filters[b], "thread_safe", False):
+        while (b < len(self.filters) and getattr(self.filters[b], "thread_safe", False)
+               and not getattr(self.filters[b], "costly", False)):
             b += 1
         return a, b
 

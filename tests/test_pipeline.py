@@ -40,10 +40,14 @@ def test_a_stand_in_answers_known_attributes_without_waiting_for_its_build():
 
 
 def test_what_the_engine_knows_of_a_filter_before_it_is_built_matches_the_built_filter():
+    from runner.filters.syntactic import SyntacticFilter
+
     for cls, params in ((SemanticFilter, {}), (SemanticFilter, {"applies_to": ["entity_shuffle"]}),
+                        (SyntacticFilter, {"applies_to": ["token_mlm"]}),
                         (ParseCheckFilter, {}), (ParseCheckFilter, {"applies_to": ["token_mlm"]})):
         known = cls.known_before_built(params)
         assert known["name"] == cls.name and known["thread_safe"] == cls.thread_safe
+        assert known["costly"] == cls.costly
         built = object.__new__(cls)
         super(cls, built).__init__(applies_to=params.get("applies_to"))
         for t in ("token_mlm", "phrase_np", "structural_question", "entity_shuffle"):
@@ -53,12 +57,14 @@ def test_what_the_engine_knows_of_a_filter_before_it_is_built_matches_the_built_
 def test_the_split_runs_model_filters_on_the_thread_and_later_filters_after_them():
     engine = object.__new__(Engine)
 
-    def flt(safe):
-        return type("F", (), {"thread_safe": safe})()
+    def flt(kind):
+        return type("F", (), {"thread_safe": kind in "SL", "costly": kind == "L"})()
 
+    # S: thread-safe, p: not, L: thread-safe but costly (judged last, up to the limits)
     for layout, expected in (("SSp", (0, 2)), ("pSS", (1, 3)), ("pSp", (1, 2)), ("pp", (2, 2)),
-                             ("SpS", (0, 1)), ("", (0, 0))):
-        engine.filters = [flt(c == "S") for c in layout]
+                             ("SpS", (0, 1)), ("", (0, 0)), ("pL", (1, 1)), ("SL", (0, 1)),
+                             ("LS", (0, 0))):
+        engine.filters = [flt(c) for c in layout]
         assert engine._split() == expected, layout
 
 

@@ -18,6 +18,9 @@ class Filter:
     #: scores() uses nothing the engine shares (no spaCy pipeline, no system under test), so
     #: it may run on a second thread while the engine transforms the next batch
     thread_safe: ClassVar[bool] = False
+    #: each judgement is dear (a language model's pass): the engine runs the filter where it
+    #: judges only what the per-source limits may still test (Engine._split)
+    costly: ClassVar[bool] = False
 
     def __init__(self, *, applies_to: Sequence[str] | None = None, **params: Any) -> None:
         self.applies_to = self.judged(applies_to)
@@ -34,9 +37,10 @@ class Filter:
     @classmethod
     def known_before_built(cls, params: dict[str, Any]) -> dict[str, Any]:
         """What the engine may ask of a filter of this class with these parameters while its
-        models are still loading on a background thread: ``name``, ``thread_safe``, ``applies``."""
+        models are still loading on a background thread: ``name``, ``thread_safe``, ``costly``,
+        ``applies``."""
         judged = cls.judged(params.get("applies_to"))
-        return {"name": cls.name, "thread_safe": cls.thread_safe,
+        return {"name": cls.name, "thread_safe": cls.thread_safe, "costly": cls.costly,
                 "applies": lambda transformation: judged is None or transformation in judged}
 
     def describe(self) -> dict[str, Any]:

@@ -25,6 +25,8 @@ class SyntacticFilter(Filter):
     # Scores with its own language model (or word frequencies) only: may run on another thread
     # while the engine uses spaCy.
     thread_safe = True
+    # a language model's score per follow-up: the dearest judgement of a suite
+    costly = True
 
     def __init__(self, *, SynThreshold: float | Mapping[str, float] = 0.0,
                  scorer: str = "causal_lm", model: str | None = None,

@@ -59,16 +59,21 @@ def _load(kind: str, auto_class: str, role: str, name: str, device: str, fp16: b
     from runner.models.loading import load_pretrained, place
 
     dev = resolve_device(device)
-    # Half precision: float16 on CUDA; a causal LM also on a CPU, in bfloat16 (place_causal_cpu)
+    # Half precision: float16 on CUDA; a causal LM also on a CPU, in bfloat16 (bfloat16_body)
     key = (kind, name, dev, bool(fp16 and (dev.startswith("cuda") or kind == "causal_lm")))
     if key not in _weights:
         from runner.models.gguf import gguf_path, load_gguf
 
         gguf = gguf_path(name) if kind == "causal_lm" else None
-        tokenizer, model, src = (load_gguf(gguf) if gguf is not None else
-                                 load_pretrained(name, role, auto_class))
+        half_cpu = key[3] and not dev.startswith("cuda")
+        if gguf is not None:
+            import torch
+
+            tokenizer, model, src = load_gguf(gguf, torch.bfloat16 if half_cpu else None)
+        else:
+            tokenizer, model, src = load_pretrained(name, role, auto_class)
         model, dev, dtype = place(model, dev, fp16)
-        if key[3] and not dev.startswith("cuda"):
+        if half_cpu:
             from runner.models.loading import bfloat16_body
 
             model, dtype = bfloat16_body(model)

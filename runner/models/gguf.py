@@ -103,10 +103,13 @@ def copy_ready(folder: Path) -> bool:
                                                 "tokenizer.json", "source.json"))
 
 
-def load_gguf(path: Path) -> tuple[Any, Any, ModelSource]:
+def load_gguf(path: Path, dtype: Any = None) -> tuple[Any, Any, ModelSource]:
     """``(tokenizer, model, source)`` of a GGUF causal LM: from its cached converted copy when
     there is one, else dequantised now and the copy written (whole, then renamed into place; a
-    cache that cannot be written only costs the next run the conversion again)."""
+    cache that cannot be written only costs the next run the conversion again). ``dtype``
+    (e.g. torch.bfloat16): the copy's tensors are read straight into it, never all in float32
+    at once (the model's ``float32_head`` then holds the vocabulary projection's weights as the
+    copy has them, in float32)."""
     import transformers
 
     transformers.utils.logging.disable_progress_bar()
@@ -114,7 +117,10 @@ def load_gguf(path: Path) -> tuple[Any, Any, ModelSource]:
     if copy_ready(copy):
         try:
             tok = transformers.AutoTokenizer.from_pretrained(copy, local_files_only=True)
-            model = transformers.AutoModelForCausalLM.from_pretrained(copy, local_files_only=True)
+            model = transformers.AutoModelForCausalLM.from_pretrained(
+                copy, local_files_only=True, **({"dtype": dtype} if dtype is not None else {}))
+            if dtype is not None:
+                model.float32_head = _head_weight(copy, model)
             return tok, model, ModelSource(str(path), str(copy), "cached copy")
         except (OSError, ValueError, KeyError):
             shutil.rmtree(copy, ignore_errors=True)     # damaged: converted again below
@@ -167,3 +173,17 @@ def availability(name: str) -> tuple[bool, str] | None:
         return False, f"gguf: {path}; missing {', '.join(missing)}: {INSTALL}"
     return True, (f"gguf: {path}; no converted copy yet (the first run dequantises it, "
                   f"18–43 s, and caches it in {cache_dir()})")
+
+
+def _head_weight(copy: Path, model: Any) -> Any:
+    """The vocabulary projection's weight of a converted copy, read in float32 (the embedding
+    matrix where the model ties the two)."""
+    from safetensors import safe_open
+
+    names = ["lm_head.weight", "model.embed_tokens.weight"]
+    for f in sorted(copy.glob("*.safetensors")):
+        with safe_open(str(f), framework="pt") as st:
+            for name in names:
+                if name in st.keys():
+                    return st.get_tensor(name).float()
+    return model.get_output_embeddings().weight.detach().float().clone()

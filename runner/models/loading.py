@@ -372,7 +372,9 @@ def bfloat16_body(model: Any) -> tuple[Any, str]:
     import torch
 
     head = model.get_output_embeddings()
-    weight = head.weight.detach().float().clone()
+    weight = getattr(model, "float32_head", None)      # read in float32 by the loader
+    if weight is None:
+        weight = head.weight.detach().float().clone()
     bias = None if getattr(head, "bias", None) is None else head.bias.detach().float().clone()
     model = model.to(torch.bfloat16)
     model.set_output_embeddings(_Float32Head(weight, bias))
