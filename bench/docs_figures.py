@@ -293,8 +293,8 @@ def _ner_lm_yield() -> str:
             f"text (GUM part b, {sources} sources; `{rec['suites']['before']}` and "
             f"`{rec['suites']['now']}`), every violation read by two readers (the second blind; "
             f"`bench/reads/ner_gum_b.*`, `bench/reads/ner_gum_b_lm.*`):\n\n" + module.table()
-            + f"\n\nWritten by `python bench/ner_lm_yield.py` from `bench/results/"
-            f"ner_gum_b_yield.json` (`{rec['command']}`, {rec['date']}, commit `{rec['commit']}`) "
+            + f"\n\nWritten by `python bench/ner_lm_yield.py` from `bench/ner_gum_b_yield.json` "
+            f"(`{rec['command']}`, {rec['date']}, commit `{rec['commit']}`) "
             f"and the readings.")
 
 

@@ -1,7 +1,7 @@
 """Yield beside validity: the default NER suite before and with the language model in the loop, on
 the same held-out gold text (GUM part b), every violation read by two readers.
 
-    python bench/ner_lm_yield.py --record OLD_RUN NEW_RUN   # write bench/results/ner_gum_b_yield.json
+    python bench/ner_lm_yield.py --record OLD_RUN NEW_RUN   # write bench/ner_gum_b_yield.json
     python bench/ner_lm_yield.py                            # print the table
 
 OLD_RUN is a run of ``bench/ner_spacy_gum_b.yaml`` (the suite before: WordNet candidates, the tiny
@@ -25,7 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 READS = ROOT / "bench" / "reads"
-RECORD = ROOT / "bench" / "results" / "ner_gum_b_yield.json"
+RECORD = ROOT / "bench" / "ner_gum_b_yield.json"
 SUITES = {"before": "bench/ner_spacy_gum_b.yaml", "now": "bench/ner_spacy_gum_b_lm.yaml"}
 STEMS = {"before": "ner_gum_b", "now": "ner_gum_b_lm"}
 ORDER = ("token_mlm", "phrase_np", "structural_question", "entity_shuffle")
