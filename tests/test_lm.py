@@ -384,3 +384,16 @@ def test_half_precision_on_a_cpu_keeps_the_vocabulary_projection_in_float32(llam
     texts = [s for s, _, _ in SLOTS]
     assert half.score(texts) == pytest.approx(full.score(texts), abs=0.05)
     assert [w for w, _ in half.propose_left(SLOTS[:1], 3)[0]]    # proposes, in float32 logits
+
+
+def test_half_precision_scores_do_not_depend_on_the_batch(llama_dir):
+    """In bfloat16 rows are padded to a fixed bucket, so a text scores the same alone, in a
+    batch of longer texts and in any order."""
+    half = models.get_lm(str(llama_dir), device="cpu", fp16=True, batch_size=8)
+    texts = [s for s, _, _ in SLOTS] + ["the cat sat on the mat . " * 5]
+    together = half.score(texts)
+    half._state_cache.clear()
+    alone = [half.score([t])[0] for t in texts]
+    half._state_cache.clear()
+    backwards = half.score(texts[::-1])[::-1]
+    assert together == alone == backwards

@@ -254,6 +254,15 @@ class CausalLM(LoadedModel):
             at += n
         return out
 
+    def _bucket(self, width: int) -> int | None:
+        """The padded width of a batch: in bfloat16 a row's result depends on how far it is
+        padded (the attention's sums are rounded to bfloat16 at each layer; up to 0.02 nats per
+        token between batches), so rows are padded to the next multiple of 32 tokens and score
+        the same whatever they are batched with; float32 needs no bucket."""
+        if "bfloat16" not in str(self.dtype):
+            return None
+        return -(-width // 32) * 32
+
     def _row_states(self, rows: Sequence[Sequence[int]], keep: bool = False) -> list[Any]:
         """Per row, its hidden states ``[len(row), d]`` (the logits where the model's head is not
         split off), from the cache or from batched passes (sorted by length, right-padded: a
@@ -271,7 +280,8 @@ class CausalLM(LoadedModel):
         todo = [k for k in dict.fromkeys(keys) if k not in found]
         if todo:
             def run(chunk: list[int]) -> list[Any]:
-                ids, att = pad_batch([list(todo[j]) for j in chunk], self.pad_id, self.device)
+                ids, att = pad_batch([list(todo[j]) for j in chunk], self.pad_id, self.device,
+                                     width=self._bucket(max(len(todo[j]) for j in chunk)))
                 with torch.inference_mode():
                     states, _, _ = self._states(ids, att)
                 self.count_pass()
