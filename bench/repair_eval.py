@@ -48,6 +48,25 @@ def main(argv: list[str]) -> None:
     sut_cfg = dict(cfg["sut"])
     sut = SUTS.get(sut_cfg.pop("type")).factory(**sut_cfg)
     analyzer = ViolationAnalyzer.from_config(cfg, sut, print)
+    rep = replay(suite, run_dir, analyzer, sut, verbose)
+    g = rep["gold"]
+    print(json.dumps({k: rep[k] for k in ("backend", "repairs", "suspicious_entities",
+                                          "entities_relabelled", "mutants_queried")}))
+    if rep.get("basis"):
+        print("decided by: " + ", ".join(f"{k} {n}" for k, n in sorted(rep["basis"].items())))
+    print(f"violations {g['violations']}, precision of testing {g['precision']}")
+    print(f"TT {g['TT']} TF {g['TF']} FT {g['FT']} FF {g['FF']} | Err2Cor {g['Err2Cor']} "
+          f"Cor2Err {g['Cor2Err']} ErrorReduce {g['ErrorReduce']}")
+
+
+def replay(suite, run_dir: Path, analyzer: ViolationAnalyzer, sut, verbose: bool = False) -> dict:
+    """Repair the violations of RUN_DIR with ``analyzer`` (fresh totals); returns its results'
+    ``repair`` section, with ``basis``: how many relabels each kind of evidence decided."""
+    from runner.tasks.ner.repair.analyzer import Stats
+
+    analyzer.done, analyzer.pending = Stats(), Stats()
+    cfg = suite.config
+    decided_by: dict[str, int] = defaultdict(int)
     engine = Engine(suite, run_dir / "_unused")
     sources = list(engine.corpus())
     by_source: dict[str, list[dict]] = defaultdict(list)
@@ -73,6 +92,10 @@ def main(argv: list[str]) -> None:
                     spans_from_json(c["follow_up"].get("expected", [])),
                     Verdict(Outcome.FAIL, c["verdict"].get("reason", ""))))
         for c in analyzer.process(cases):
+            for side in ("source", "follow_up"):
+                for e in (c.repair or {}).get(side, {}).get("entities", []):
+                    if e.get("basis") and e["before"] != e["after"]:
+                        decided_by[e["basis"]] += 1
             if verbose and c.gold and c.gold.get("repair_outcomes"):
                 for side in ("source", "follow_up"):
                     for e in c.repair[side]["entities"]:
@@ -82,12 +105,8 @@ def main(argv: list[str]) -> None:
                               + (f" name list {e['gazetteer']}" if e.get("gazetteer") else ""))
         analyzer.checkpoint()
     rep = analyzer.results()["repair"]
-    g = rep["gold"]
-    print(json.dumps({k: rep[k] for k in ("backend", "repairs", "suspicious_entities",
-                                          "entities_relabelled", "mutants_queried")}))
-    print(f"violations {g['violations']}, precision of testing {g['precision']}")
-    print(f"TT {g['TT']} TF {g['TF']} FT {g['FT']} FF {g['FF']} | Err2Cor {g['Err2Cor']} "
-          f"Cor2Err {g['Cor2Err']} ErrorReduce {g['ErrorReduce']}")
+    rep["basis"] = dict(decided_by)
+    return rep
 
 
 if __name__ == "__main__":

@@ -66,15 +66,21 @@ def model_needs(cfg: dict[str, Any]) -> list[Need]:
     rep = cfg.get("repair") or {}
     if rep.get("enabled"):
         panel = rep["candidates"] == "referees"
+        lm = rep["candidates"] == "lm"
         by_name = rep["candidates"] == "corpus" and rep["corpus_score"] in ("similarity",
                                                                               "contexts")
-        if not (by_name or panel):
+        if lm:
+            needs.append(Need("repair", "lm", "lm", rep.get("lm") or "smollm2"))
+        elif not (by_name or panel):
             needs.append(Need("repair", "masked_lm", "hf", rep["masked_lm"]))
-        if not panel:
+        if not (panel or lm):
             needs.append(Need("repair", "encoder", "hf", rep["encoder"], runtime="encoder"))
         if rep.get("gazetteer"):
             needs.append(Need("repair", "name lists", "wordnet", "WordNet 3.0"))
-        for name in rep["referees"] if panel else [rep["referee"]] if rep.get("referee") else []:
+        lm_panel = lm and rep.get("lm_rule", "vote_with_referee") != "vote"
+        referees = rep["referees"] if panel or lm_panel \
+            else [rep["referee"]] if rep.get("referee") and not lm else []
+        for name in referees:
             needs.append(Need("repair", "referee NER", "spacy", name))
     for i, a in enumerate(cfg.get("attacks", [])):
         where = f"attacks[{i}] {a['type']}"

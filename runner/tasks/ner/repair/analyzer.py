@@ -84,6 +84,8 @@ class ViolationAnalyzer:
         from runner.models import get_encoder, get_masked_lm
 
         device = cfg["device"]
+        if rc["candidates"] == "lm":
+            return cls._lm_from_config(rc, device, sut, log)
         panel = rc["candidates"] == "referees"
         by_name = rc["candidates"] == "corpus" and rc["corpus_score"] in ("similarity", "contexts")
         if panel:
@@ -116,6 +118,32 @@ class ViolationAnalyzer:
                                      "min_votes", "min_share", "vote_labels", "gazetteer",
                                      "referee")}
         return cls(Relabeler(source, encoder, sut, Params.from_config(rc)), backend, params)
+
+    @classmethod
+    def _lm_from_config(cls, rc: dict[str, Any], device: str, sut: Any,
+                        log: Callable[[str], None]) -> "ViolationAnalyzer":
+        """``candidates: lm``: context mutants from the causal LM (no masked LM, no encoder),
+        with the referee panel unless ``lm_rule`` is ``vote``."""
+        from runner.models import get_lm
+        from runner.tasks.ner.repair.mutants import LMContextCandidates
+
+        params = Params.from_config(rc)
+        log(f"loading repair LM {rc.get('lm', 'smollm2')}"
+            + (f", referees {', '.join(params.referees)}" if params.referees else ""))
+        lm = get_lm(rc.get("lm", "smollm2"), device=device, fp16=True)
+        if rc.get("gazetteer"):
+            from runner.tasks.ner.repair import gazetteer
+
+            log("loading repair name lists: GeoNames, first names, WordNet 3.0")
+            gazetteer.load()
+        source = LMContextCandidates(lm, rc["top_k"], int(rc.get("context_words", 2)))
+        keys = ("candidates", "lm", "context_words", "top_k", "PThreshold", "alpha", "min_votes",
+                "min_share", "vote_labels", "gazetteer", "lm_rule")
+        out = {k: rc.get(k) for k in keys}
+        if params.referees:
+            out["referees"] = list(params.referees)
+        return cls(Relabeler(source, None, sut, params),
+                   f"lm:{rc.get('lm', 'smollm2')}:{params.lm_rule}", out)
 
     # -- per batch -------------------------------------------------------------------------
     def observe(self, batch: Sequence[Sentence], predictions: Sequence[Prediction]) -> None:

@@ -365,3 +365,112 @@ class CorpusEntityCandidates:
                 out[n].append(Mutant(job, job.text[:job.start] + e + job.text[job.end:],
                                      job.start, job.start + len(e), -neg, False, e_s, e))
         return out
+
+
+class LMContextCandidates:
+    """Offline candidate source ``lm`` (not in the paper, whose mutants change the entity): the
+    suspicious entity stays as it is and its **context** changes. The ``words`` non-entity
+    content words nearest to the entity (lower-case words, not stop words, outside the entity;
+    nearest first by word distance, either side) are replaced one at a time by the causal LM's
+    ``top_k`` proposals from their left context (:meth:`~runner.models.lm.CausalLM.propose_left`:
+    one pass per sentence for all its slots; lower-case one-token words, stop words left out).
+    Each mutant is then scored whole: its naturalness drop ε = score(s) − score(s_m), the mean
+    log-probability per token (:meth:`~runner.models.lm.CausalLM.score`), and its ``p`` is the
+    rise of the per-token perplexity in percent, 100·(exp(ε) − 1): the Relabeler keeps a mutant
+    whose rise is at most ``PThreshold`` (so ``PThreshold`` 5.5 keeps mutants at most 5.5 % less
+    natural per token; a mutant more natural than its source has a negative rise). The question
+    asked of the system is the TIN one — which type does it give the same entity in a slightly
+    different, still natural sentence — with the entity's own words untouched."""
+
+    name = "lm"
+
+    def __init__(self, lm: Any, top_k: int, words: int = 4) -> None:
+        self.lm = lm
+        self.top_k = top_k
+        self.words = words
+        self._scores: dict[str, float] = {}     # text → naturalness
+        # a job asked again (another rule) costs nothing: (job, words, top_k) → its mutants
+        self._made: dict[tuple[Job, int, int], list[Mutant]] = {}
+
+    def describe(self) -> dict[str, Any]:
+        return {"candidates": "lm", "lm": self.lm.name, "context_words": self.words,
+                "top_k": self.top_k,
+                "p": "per-token perplexity rise of the mutant in percent, 100·(exp(ε) − 1), "
+                     "ε = score(s) − score(s_m) (mean log-probability per token); kept when "
+                     "p ≤ PThreshold"}
+
+    @staticmethod
+    def stop_words() -> frozenset[str]:
+        from runner.tasks.ner.repair.categories import _FUNCTION_WORDS
+
+        try:
+            from runner.text.lm_candidates import _stop_words
+
+            return _stop_words("en") | _FUNCTION_WORDS
+        except ImportError:          # no spaCy: the short list
+            return _FUNCTION_WORDS
+
+    def slots(self, job: Job) -> list[tuple[int, int]]:
+        """The ``words`` content words nearest the entity, outside it: (start, end) each."""
+        import re
+
+        stop = self.stop_words()
+        words = [(m.start(), m.end()) for m in re.finditer(r"[A-Za-z][A-Za-z'-]*", job.text)]
+        before = [w for w in words if w[1] <= job.start]
+        after = [w for w in words if w[0] >= job.end]
+        # distance in words from the entity (1 = adjacent)
+        ranked = [(len(before) - i, 0, w) for i, w in enumerate(before)] + \
+                 [(i + 1, 1, w) for i, w in enumerate(after)]
+        out = []
+        for _, _, (a, b) in sorted(ranked):
+            w = job.text[a:b]
+            if w.islower() and len(w) > 1 and w not in stop and "'" not in w:
+                out.append((a, b))
+                if len(out) >= self.words:
+                    break
+        return out
+
+    def _score(self, texts: Sequence[str]) -> dict[str, float]:
+        todo = [t for t in dict.fromkeys(texts) if t not in self._scores]
+        if todo:
+            self._scores.update(zip(todo, self.lm.score(todo)))
+        return {t: self._scores[t] for t in texts}
+
+    def mutants(self, jobs: Sequence[Job]) -> list[list[Mutant]]:
+        key = (self.words, self.top_k)
+        todo = [j for j in dict.fromkeys(jobs) if (j, *key) not in self._made]
+        if todo:
+            self._made.update(((j, *key), m) for j, m in zip(todo, self._mutants(todo)))
+        return [list(self._made[(j, *key)]) for j in jobs]
+
+    def _mutants(self, jobs: Sequence[Job]) -> list[list[Mutant]]:
+        import math
+
+        out: list[list[Mutant]] = [[] for _ in jobs]
+        slots, owners = [], []
+        for n, job in enumerate(jobs):
+            for a, b in self.slots(job):
+                slots.append((job.text, a, b))
+                owners.append(n)
+        if not slots:
+            return out
+        stop = self.stop_words()
+        got = self.lm.propose_left(slots, self.top_k, exclude=[stop] * len(slots),
+                                   keep=lambda i, w: w.islower() and len(w) > 1)
+        made: list[tuple[int, str, int, int, str, str]] = []
+        for (text, a, b), n, proposals in zip(slots, owners, got):
+            job = jobs[n]
+            w_a = text[a:b]
+            for w_b, _ in proposals:
+                w_b = _restore_case(w_b, w_a)
+                if w_b.lower() == w_a.lower():
+                    continue
+                shift = len(w_b) - len(w_a) if b <= job.start else 0
+                made.append((n, text[:a] + w_b + text[b:], job.start + shift, job.end + shift,
+                             w_a, w_b))
+        scores = self._score([j.text for j in jobs] + [m[1] for m in made])
+        for n, text, start, end, w_a, w_b in made:
+            eps = scores[jobs[n].text] - scores[text]
+            rise = 100.0 * (math.exp(eps) - 1.0)
+            out[n].append(Mutant(jobs[n], text, start, end, rise, False, w_a, w_b))
+        return out

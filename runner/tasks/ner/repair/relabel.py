@@ -20,6 +20,13 @@ paper): a panel of entity recognisers trained apart from the system reads the en
 sentences of the violation, and a relabel is made only when every one of them reads it the same
 way in both and that reading is one of the two categories the sentences dispute
 (:meth:`Relabeler._panel`).
+
+``candidates: lm`` (not in the paper, offline) keeps the entity and changes its context: the
+causal LM replaces the content words nearest the entity, one at a time, and the mutants no less
+natural than ``PThreshold`` allows (per-token perplexity rise in percent) vote with the system's
+labels of the entity in them; ``lm_rule`` combines that vote with the referee panel and the name
+lists, and each relabel records the evidence that decided it (``basis``;
+:meth:`Relabeler._combine`).
 """
 from __future__ import annotations
 
@@ -76,6 +83,12 @@ class Relabel:
     # referee panel: each referee's reading of the entity here and in the partner sentence
     readings: dict[str, list[str]] = field(default_factory=dict)
     agreed: bool = False              # the panel decided
+    # which evidence decided the relabel: "vote" (the mutants), "referees" (the panel),
+    # "gazetteer" (the name lists), "vote+referee" (candidates lm: the vote, one referee reading
+    # the entity the same way); "" when undecided
+    basis: str = ""
+    # candidates lm: the mutants' vote (its winner, None for NULL; "" when it abstained)
+    vote: str | None = ""
 
     @property
     def decided(self) -> bool:
@@ -96,6 +109,8 @@ class Relabel:
                 **({"abstained": self.abstained} if self.abstained else {}),
                 **({"gazetteer": self.gazetteer} if self.gazetteer else {}),
                 **({"readings": self.readings} if self.readings else {}),
+                **({"basis": self.basis} if self.decided and self.basis else {}),
+                **({"vote": self.vote or NULL} if self.vote != "" else {}),
                 "examples": self.examples}
 
 
@@ -126,15 +141,21 @@ class Params:
     # Not in the paper: with ``candidates: referees`` no mutants are made and these pipelines
     # decide (:meth:`Relabeler._panel`).
     referees: tuple[str, ...] = ()
+    # Not in the paper: with ``candidates: lm``, how the mutants' vote, the referee panel and the
+    # name lists combine (:meth:`Relabeler._combine`); "" for the other sources.
+    lm_rule: str = ""
 
     @classmethod
     def from_config(cls, cfg: dict[str, Any]) -> "Params":
         panel = cfg.get("candidates") == "referees"
+        lm = cfg.get("candidates") == "lm"
+        rule = str(cfg.get("lm_rule", "vote_with_referee")) if lm else ""
+        uses_panel = panel or (lm and rule != "vote")
         return cls(cfg["PThreshold"], cfg["SThreshold"], cfg["k"], cfg["alpha"], cfg["lambda"],
                    int(cfg.get("min_votes", 1)), float(cfg.get("min_share", 0.0)),
                    str(cfg.get("vote_labels", "any")), bool(cfg.get("gazetteer", False)),
-                   None if panel else cfg.get("referee"),
-                   tuple(cfg.get("referees") or ()) if panel else ())
+                   None if (panel or lm) else cfg.get("referee"),
+                   tuple(cfg.get("referees") or ()) if uses_panel else (), rule)
 
 
 class Relabeler:
@@ -160,6 +181,12 @@ class Relabeler:
                       for name in params.referees}
 
     def describe(self) -> dict[str, Any]:
+        if self.source is not None and self.params.lm_rule:
+            from runner.nlp import pipeline_info
+
+            return {**self.source.describe(), "rule": self.params.lm_rule,
+                    "referees": [{"model": name, **pipeline_info(nlp)}
+                                 for name, nlp in self.panel.items()]}
         if self.source is not None:
             return self.source.describe()
         from runner.nlp import pipeline_info
@@ -176,10 +203,16 @@ class Relabeler:
         results = {j: Relabel(j) for j in jobs}
         if not jobs:
             return results
+        if self.params.lm_rule:
+            self._combine(jobs, results)
+            return results
         if self.panel:
             self._panel(results.values())
         elif self.source is not None:
             self._vote(jobs, results)
+        for r in results.values():
+            if r.decided:
+                r.basis = "referees" if r.agreed else "vote"
         if self.params.gazetteer:
             self._gazetteer([r for r in results.values() if not r.agreed],
                             p_score=1.0 if self.panel else None)
@@ -232,6 +265,10 @@ class Relabeler:
                                f"{kind or 'no name'}")
 
     def _vote(self, jobs: list[Job], results: dict[Job, Relabel]) -> None:
+        # candidates lm: p is the mutant's perplexity rise in percent (lower is better), the
+        # entity itself is unchanged, so no encoder similarity: sim counts as 0 (F = p' with
+        # p' = 1 / (1 + rise/100) = exp(−ε), the perplexity ratio)
+        context = getattr(self.source, "name", "") == "lm"
         survivors: list[Mutant] = []
         for job, mutants in zip(jobs, self.source.mutants(jobs)):
             r = results[job]
@@ -239,17 +276,21 @@ class Relabeler:
                 r.proposed += 1
                 if not same_format(m.replaced, m.by):
                     r.dropped["format"] += 1
-                elif m.p < self.params.PThreshold:
+                elif (m.p > self.params.PThreshold) if context else \
+                        (m.p < self.params.PThreshold):
                     r.dropped["p"] += 1
                 else:
                     survivors.append(m)
         if not survivors:
             return
-        sims = self.encoder.span_similarity([((m.job.text, m.job.start, m.job.end),
-                                              (m.text, m.start, m.end)) for m in survivors])
+        if context:
+            sims = [0.0] * len(survivors)
+        else:
+            sims = self.encoder.span_similarity([((m.job.text, m.job.start, m.job.end),
+                                                  (m.text, m.start, m.end)) for m in survivors])
         kept = []
         for m, sim in zip(survivors, sims):
-            if not (sim >= self.params.SThreshold):     # NaN (no embedding) is dropped too
+            if not context and not (sim >= self.params.SThreshold):   # NaN is dropped too
                 results[m.job].dropped["sim"] += 1
             else:
                 kept.append((m, sim))
@@ -273,8 +314,9 @@ class Relabeler:
                 r.dropped["label"] = r.dropped.get("label", 0) + 1
                 continue
             r.votes += 1
+            p = 1.0 / (1.0 + m.p / 100.0) if context else m.p
             r.scores[key] = r.scores.get(key, 0.0) + evaluate(
-                m.p, sim, null=label is None, subword=m.subword, k=P.k, alpha=P.alpha, lam=P.lam)
+                p, sim, null=label is None, subword=m.subword, k=P.k, alpha=P.alpha, lam=P.lam)
             if len(r.examples) < self.max_examples:
                 r.examples.append({"entity": m.text[m.start:m.end], "replaced": m.replaced,
                                    "by": m.by, "p": round(m.p, 3), "sim": round(float(sim), 3),
@@ -289,6 +331,68 @@ class Relabeler:
                     r.abstained = (f"{r.votes} vote(s), top share {share:.2f} (min_votes "
                                    f"{P.min_votes}, min_share {P.min_share})")
 
+    def _combine(self, jobs: list[Job], results: dict[Job, Relabel]) -> None:
+        """``candidates: lm`` (not in the paper): the mutants' vote (:meth:`_vote`, its
+        ``min_votes``, ``min_share``, ``vote_labels``), the referee panel (:meth:`_panel`) and the
+        name lists (``gazetteer``) combined by ``lm_rule``; the evidence that decided is recorded
+        in ``basis``:
+
+        - ``vote`` — the vote alone; a name the lists know takes their type (``gazetteer``);
+        - ``referees_then_vote`` — the panel when it agrees (as ``candidates: referees``), else
+          the name lists, else the vote;
+        - ``vote_with_referee`` — the panel when it agrees, else the name lists, else the vote
+          when at least one referee reads the entity, in this sentence, as the vote does;
+        - ``referees_or_vote_agree`` — the panel when it agrees, else the name lists, else the
+          vote when it names one of the two disputed categories and no referee reads the entity
+          in either sentence as the other one."""
+        # One vote per suspicious entity of a violation, on mutants of the first of its two
+        # sentences asked (the source: the analyzer asks for it first), shared by its partner:
+        # the entity's type is one in both sentences, and the LM's passes are the cost.
+        voters: dict[frozenset, Job] = {}
+        for j in jobs:
+            voters.setdefault(_pair(j), j)
+        votes = {j: Relabel(j) for j in voters.values()}
+        self._vote(list(votes), votes)
+        votes = {j: votes[voters[_pair(j)]] for j in jobs}
+        rule = self.params.lm_rule
+        if self.panel and rule != "vote":
+            self._panel(results.values())
+        for j in jobs:
+            r, v = results[j], votes[j]
+            r.scores, r.proposed, r.kept, r.dropped = v.scores, v.proposed, v.kept, v.dropped
+            r.examples, r.votes = v.examples, v.votes
+            r.vote = (v.label or NULL) if v.decided else ""
+            if r.agreed:
+                # outranks any vote in a range conflict (the name lists too)
+                r.basis, r.p_score = "referees", 1000.0
+                continue
+            panel_note = r.abstained
+            r.abstained = ""
+            if self.params.gazetteer:
+                from runner.tasks.ner.repair.gazetteer import name_type
+
+                typ = name_type(j.text[j.start:j.end])
+                if typ is not None:
+                    r.gazetteer, r.label, r.p_score, r.basis = typ, typ, 1000.0, "gazetteer"
+                    continue
+            if not v.decided:
+                r.abstained = "; ".join(x for x in (panel_note, v.abstained or "no vote") if x)
+                continue
+            winner = v.label or NULL
+            ok, basis = True, "vote"
+            if rule == "vote_with_referee":
+                here = [xs[0] for xs in r.readings.values()]
+                ok, basis = winner in here, "vote+referee"
+            elif rule == "referees_or_vote_agree":
+                other = [d for d in j.disputed if d != winner]
+                seen = {x for xs in r.readings.values() for x in xs}
+                ok = (not j.disputed or winner in j.disputed) and not (set(other) & seen)
+            if ok:
+                r.label, r.p_score, r.basis = v.label, v.p_score, basis
+            else:
+                r.abstained = (f"the vote ({winner}) is not confirmed: "
+                               + (panel_note or "no referee reading"))
+
     @staticmethod
     def _gazetteer(results: Iterable[Relabel], p_score: float | None = None) -> None:
         """A name the offline lists know takes their type, vote or no vote (with the referee
@@ -301,8 +405,14 @@ class Relabeler:
             typ = name_type(r.job.text[r.job.start:r.job.end])
             if typ is None:
                 continue
-            r.gazetteer, r.label, r.abstained = typ, typ, ""
+            r.gazetteer, r.label, r.abstained, r.basis = typ, typ, "", "gazetteer"
             r.p_score = sum(r.scores.values()) if p_score is None else p_score
+
+
+def _pair(job: Job) -> frozenset:
+    """A job and its partner's job have one key (the entity's two occurrences)."""
+    return frozenset([(job.text, job.start, job.end), job.partner or (job.text, job.start,
+                                                                        job.end)])
 
 
 def referee_type(doc: Any, start: int, end: int) -> str | None:
