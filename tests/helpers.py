@@ -49,3 +49,15 @@ def tag_capitalised(text):
         pos += len(word) + 1
     return spans
 '''
+
+
+def ruler_pipeline(folder, patterns) -> str:
+    """A spaCy pipeline whose entity recogniser is a fixed list of (text, label), saved as a
+    folder (a stand-in referee for the repair tests)."""
+    import spacy
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("entity_ruler", name="ner").add_patterns(
+        [{"label": label, "pattern": text} for text, label in patterns])
+    nlp.to_disk(folder)
+    return str(folder)

@@ -13,6 +13,7 @@ from runner.tasks.ner.repair.relabel import (Params, Relabel, Relabeler, evaluat
                                              same_format)
 from runner.types import Edit, FollowUp, Replacement
 from runner.tasks.ner.types import Prediction, Span
+from helpers import ruler_pipeline  # noqa: E402
 
 
 # -- scripted components -----------------------------------------------------------------------
@@ -677,15 +678,7 @@ def test_analyzer_jobs_carry_the_disputed_labels():
 
 # -- the referee panel (candidates: referees) ---------------------------------------------------
 
-def _ruler(folder, patterns):
-    """A spaCy pipeline whose entity recogniser is a fixed list, saved as a folder."""
-    import spacy
-
-    nlp = spacy.blank("en")
-    nlp.add_pipe("entity_ruler", name="ner").add_patterns(
-        [{"label": label, "pattern": text} for text, label in patterns])
-    nlp.to_disk(folder)
-    return str(folder)
+_ruler = ruler_pipeline
 
 
 @pytest.fixture

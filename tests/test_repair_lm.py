@@ -12,6 +12,7 @@ from runner.tasks.ner.repair.mutants import Job, LMContextCandidates, Mutant  # 
 from runner.tasks.ner.repair.relabel import Params, Relabeler, repaired  # noqa: E402
 from runner.tasks.ner.types import Prediction, Span  # noqa: E402
 from tests.test_lm import _save_llama  # noqa: E402
+from helpers import ruler_pipeline  # noqa: E402
 
 S = "yesterday the quiet council of Belgrano approved a large new budget for the old city ."
 E = S.index("Belgrano")
@@ -126,14 +127,7 @@ def test_the_vote_counts_labels_of_natural_mutants_in_one_system_call():
     assert final[0].label == "PERSON" and notes[0]["basis"] == "vote"
 
 
-def _ruler(folder, patterns):
-    import spacy
-
-    nlp = spacy.blank("en")
-    nlp.add_pipe("entity_ruler", name="ner").add_patterns(
-        [{"label": label, "pattern": text} for text, label in patterns])
-    nlp.to_disk(folder)
-    return str(folder)
+_ruler = ruler_pipeline
 
 
 def test_rules_combine_vote_referees_and_name_lists(tmp_path):
