@@ -299,6 +299,23 @@ def test_smollm2_loads_from_its_converted_copy(smollm2):
 
 
 @pytest.mark.slow
+def test_smollm2_in_bfloat16_loads_from_a_bfloat16_copy_and_scores_the_same(smollm2):
+    texts = ["Angela Merkel attended the summit in Berlin.", "Prices rose sharply last year."]
+    models.clear()
+    first = models.get_lm("smollm2", device="cpu", fp16=True)
+    scores = first.score(texts)
+    half = gguf.converted_copy(gguf.smollm2_file())
+    half = half.with_name(half.name + "-bfloat16")
+    assert gguf.copy_ready(half) and (half / gguf.HEAD_FILE).is_file()
+    models.clear()
+    again = models.get_lm("smollm2", device="cpu", fp16=True)
+    assert again.describe()["source"] == "cached bfloat16 copy"
+    assert again.model.get_output_embeddings().weight.dtype == torch.float32
+    assert again.score(texts) == scores
+    models.clear()
+
+
+@pytest.mark.slow
 def test_smollm2_proposes_and_scores_in_context(smollm2):
     s = "Angela Merkel attended the summit in Berlin."
     slot = (s, 14, 22)

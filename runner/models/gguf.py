@@ -114,6 +114,10 @@ def load_gguf(path: Path, dtype: Any = None) -> tuple[Any, Any, ModelSource]:
 
     transformers.utils.logging.disable_progress_bar()
     copy = converted_copy(path)
+    if dtype is not None:
+        half = _half_copy(path, copy, dtype)
+        if half is not None:
+            return half
     if copy_ready(copy):
         try:
             tok = transformers.AutoTokenizer.from_pretrained(copy, local_files_only=True)
@@ -187,3 +191,52 @@ def _head_weight(copy: Path, model: Any) -> Any:
                 if name in st.keys():
                     return st.get_tensor(name).float()
     return model.get_output_embeddings().weight.detach().float().clone()
+
+
+HEAD_FILE = "head_float32.safetensors"
+
+
+def _half_copy(path: Path, copy: Path, dtype: Any) -> tuple[Any, Any, ModelSource] | None:
+    """The model in ``dtype`` from a copy kept in that dtype beside the float32 one (its
+    vocabulary projection's weights in float32 in ``head_float32.safetensors``), written from the
+    float32 copy the first time: reading the float32 copy and casting costs about twice the
+    model's memory for a moment, reading the half copy only the model. None when the float32 copy
+    is not there yet (it is made first)."""
+    import torch
+    import transformers
+
+    name = str(dtype).replace("torch.", "")
+    half = copy.with_name(f"{copy.name}-{name}")
+    if not (copy_ready(half) and (half / HEAD_FILE).is_file()):
+        if not copy_ready(copy):
+            return None
+        try:
+            tok = transformers.AutoTokenizer.from_pretrained(copy, local_files_only=True)
+            model = transformers.AutoModelForCausalLM.from_pretrained(copy, local_files_only=True,
+                                                                      dtype=dtype)
+            head = _head_weight(copy, model)
+            from safetensors.torch import save_file
+
+            part = half.with_name(f".{half.name}.{os.getpid()}")
+            part.mkdir(parents=True, exist_ok=True)
+            model.save_pretrained(part)
+            tok.save_pretrained(part)
+            save_file({"weight": head.contiguous()}, str(part / HEAD_FILE))
+            shutil.copy(copy / "source.json", part / "source.json")
+            os.replace(part, half)
+        except (OSError, ValueError, KeyError, RuntimeError):
+            shutil.rmtree(half, ignore_errors=True)
+            return None
+    try:
+        from safetensors.torch import load_file
+
+        tok = transformers.AutoTokenizer.from_pretrained(half, local_files_only=True)
+        model = transformers.AutoModelForCausalLM.from_pretrained(half, local_files_only=True,
+                                                                  dtype=dtype)
+        model.float32_head = load_file(str(half / HEAD_FILE))["weight"]
+    except (OSError, ValueError, KeyError, RuntimeError):
+        shutil.rmtree(half, ignore_errors=True)
+        return None
+    if next(model.parameters()).dtype != dtype:
+        return None
+    return tok, model, ModelSource(str(path), str(half), f"cached {name} copy")
