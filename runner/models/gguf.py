@@ -202,7 +202,6 @@ def _half_copy(path: Path, copy: Path, dtype: Any) -> tuple[Any, Any, ModelSourc
     float32 copy the first time: reading the float32 copy and casting costs about twice the
     model's memory for a moment, reading the half copy only the model. None when the float32 copy
     is not there yet (it is made first)."""
-    import torch
     import transformers
 
     name = str(dtype).replace("torch.", "")
@@ -218,14 +217,18 @@ def _half_copy(path: Path, copy: Path, dtype: Any) -> tuple[Any, Any, ModelSourc
             from safetensors.torch import save_file
 
             part = half.with_name(f".{half.name}.{os.getpid()}")
-            part.mkdir(parents=True, exist_ok=True)
-            model.save_pretrained(part)
-            tok.save_pretrained(part)
-            save_file({"weight": head.contiguous()}, str(part / HEAD_FILE))
-            shutil.copy(copy / "source.json", part / "source.json")
-            os.replace(part, half)
+            try:
+                part.mkdir(parents=True, exist_ok=True)
+                model.save_pretrained(part)
+                tok.save_pretrained(part)
+                save_file({"weight": head.contiguous()}, str(part / HEAD_FILE))
+                shutil.copy(copy / "source.json", part / "source.json")
+                os.replace(part, half)          # another process may have written it first
+            finally:
+                shutil.rmtree(part, ignore_errors=True)
         except (OSError, ValueError, KeyError, RuntimeError):
-            shutil.rmtree(half, ignore_errors=True)
+            pass
+        if not (copy_ready(half) and (half / HEAD_FILE).is_file()):
             return None
     try:
         from safetensors.torch import load_file
