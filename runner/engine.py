@@ -480,8 +480,7 @@ class Engine:
             for n, m in zip(where, self._filter(todo, filters, funnel)):
                 kept[n] += m.follow_ups
         for n, m in enumerate(made):
-            funnel[m.transformation.name]["over_limit"] += len(m.follow_ups) - min(taken[n],
-                                                                                   len(m.follow_ups))
+            funnel[m.transformation.name]["over_limit"] += max(0, len(m.follow_ups) - taken[n])
         return [m._replace(follow_ups=k) for m, k in zip(made, kept)]
 
     def _error_cases(self, source: Any, reason: str, tally: Tally) -> list[TestCase]:

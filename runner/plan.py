@@ -51,8 +51,8 @@ def dry_run(suite: Suite, *, use_cache: bool = True) -> tuple[str, dict[str, Any
     for t in cfg["transformations"]:
         # most follow-ups one source gives (registered with the transformation), else the limit
         most = transformations.get(t["type"]).extra.get("max_per_source")
-        bound = most(t) if most else follow_up_cap(cfg, t.get("name", t["type"]))
-        bound = min(bound, follow_up_cap(cfg, t.get("name", t["type"])))
+        cap = follow_up_cap(cfg, t.get("name", t["type"]))
+        bound = min(most(t), cap) if most else cap
         per_source += bound
         parts.append(f"{t.get('name', t['type'])} ≤{bound}")
     fu_texts = per_source * len(texts)

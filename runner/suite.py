@@ -195,14 +195,19 @@ def _cross_check(suite: Suite) -> None:
                               ("transformations", i, "name" if "name" in suite.raw[
                                   "transformations"][i] else "type"))
         seen.add(t)
-    caps = cfg["limits"]["max_follow_ups_per_source"]
-    if isinstance(caps, dict):
-        for key in caps:
-            if key != "default" and key not in kind_of:
-                raise suite.error(f"{key!r} is not a transformation of this suite; expected "
-                                  f"'default' or one of: {', '.join(types)}",
-                                  ("limits", "max_follow_ups_per_source", key),
-                                  hint=_close(key, types + ["default"]))
+
+    def per_transformation(mapping: Any, at: tuple) -> None:
+        """A mapping of transformation names (with ``default`` for the rest) names only this
+        suite's transformations."""
+        if isinstance(mapping, dict):
+            for name in mapping:
+                if name != "default" and name not in seen:
+                    raise suite.error(f"{name!r} is not a transformation of this suite; expected "
+                                      f"'default' or one of: {', '.join(types)}", at + (name,),
+                                      hint=_close(name, types + ["default"]))
+
+    per_transformation(cfg["limits"]["max_follow_ups_per_source"],
+                       ("limits", "max_follow_ups_per_source"))
 
     if "relations" not in suite.raw:
         by_relation: dict[str, list[str]] = {}
@@ -254,14 +259,7 @@ def _cross_check(suite: Suite) -> None:
                               ("report", "fail_on", "groups", group, "<key>"),
                               hint=_close(group, groups))
     for i, rel in enumerate(cfg["relations"]):
-        modes = rel.get("mode")
-        if isinstance(modes, dict):
-            for name in modes:
-                if name != "default" and name not in seen:
-                    raise suite.error(f"{name!r} is not a transformation of this suite; expected "
-                                      f"'default' or one of: {', '.join(types)}",
-                                      ("relations", i, "mode", name),
-                                      hint=_close(name, types + ["default"]))
+        per_transformation(rel.get("mode"), ("relations", i, "mode"))
 
     filter_types: set[str] = set()
     for i, flt in enumerate(cfg["filters"]):
@@ -273,14 +271,7 @@ def _cross_check(suite: Suite) -> None:
                 raise suite.error(f"{name!r} is not a transformation of this suite; expected one "
                                   f"of: {', '.join(types)}", ("filters", i, "applies_to", j),
                                   hint=_close(name, types))
-        thresholds = flt.get("SynThreshold")
-        if isinstance(thresholds, dict):
-            for name in thresholds:
-                if name != "default" and name not in seen:
-                    raise suite.error(f"{name!r} is not a transformation of this suite; expected "
-                                      f"'default' or one of: {', '.join(types)}",
-                                      ("filters", i, "SynThreshold", name),
-                                      hint=_close(name, types + ["default"]))
+        per_transformation(flt.get("SynThreshold"), ("filters", i, "SynThreshold"))
     for at in (("report", "dir"), ("cache", "path")):
         value = cfg.get(at[0], {}).get(at[1])
         if isinstance(value, str):

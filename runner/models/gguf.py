@@ -107,9 +107,8 @@ def load_gguf(path: Path, dtype: Any = None) -> tuple[Any, Any, ModelSource]:
     """``(tokenizer, model, source)`` of a GGUF causal LM: from its cached converted copy when
     there is one, else dequantised now and the copy written (whole, then renamed into place; a
     cache that cannot be written only costs the next run the conversion again). ``dtype``
-    (e.g. torch.bfloat16): the copy's tensors are read straight into it, never all in float32
-    at once (the model's ``float32_head`` then holds the vocabulary projection's weights as the
-    copy has them, in float32)."""
+    (e.g. torch.bfloat16): from a copy kept in that dtype (:func:`_half_copy`) once the float32
+    one is there."""
     import transformers
 
     transformers.utils.logging.disable_progress_bar()
@@ -121,10 +120,7 @@ def load_gguf(path: Path, dtype: Any = None) -> tuple[Any, Any, ModelSource]:
     if copy_ready(copy):
         try:
             tok = transformers.AutoTokenizer.from_pretrained(copy, local_files_only=True)
-            model = transformers.AutoModelForCausalLM.from_pretrained(
-                copy, local_files_only=True, **({"dtype": dtype} if dtype is not None else {}))
-            if dtype is not None:
-                model.float32_head = _head_weight(copy, model)
+            model = transformers.AutoModelForCausalLM.from_pretrained(copy, local_files_only=True)
             return tok, model, ModelSource(str(path), str(copy), "cached copy")
         except (OSError, ValueError, KeyError):
             shutil.rmtree(copy, ignore_errors=True)     # damaged: converted again below
@@ -179,67 +175,73 @@ def availability(name: str) -> tuple[bool, str] | None:
                   f"18–43 s, and caches it in {cache_dir()})")
 
 
-def _head_weight(copy: Path, model: Any) -> Any:
+def _head_weight(copy: Path) -> Any:
     """The vocabulary projection's weight of a converted copy, read in float32 (the embedding
-    matrix where the model ties the two)."""
+    matrix where the model ties the two); None when the copy names neither."""
     from safetensors import safe_open
 
-    names = ["lm_head.weight", "model.embed_tokens.weight"]
     for f in sorted(copy.glob("*.safetensors")):
         with safe_open(str(f), framework="pt") as st:
-            for name in names:
+            for name in ("lm_head.weight", "model.embed_tokens.weight"):
                 if name in st.keys():
                     return st.get_tensor(name).float()
-    return model.get_output_embeddings().weight.detach().float().clone()
+    return None
 
 
 HEAD_FILE = "head_float32.safetensors"
 
 
 def _half_copy(path: Path, copy: Path, dtype: Any) -> tuple[Any, Any, ModelSource] | None:
-    """The model in ``dtype`` from a copy kept in that dtype beside the float32 one (its
-    vocabulary projection's weights in float32 in ``head_float32.safetensors``), written from the
-    float32 copy the first time: reading the float32 copy and casting costs about twice the
-    model's memory for a moment, reading the half copy only the model. None when the float32 copy
-    is not there yet (it is made first)."""
+    """The model in ``dtype`` (its ``float32_head``: the vocabulary projection's weights in
+    float32) from a copy kept in that dtype beside the float32 one, with those weights in
+    ``head_float32.safetensors``. The first time it is read from the float32 copy straight into
+    ``dtype`` and the half copy written (through a folder of its own, renamed into place: one
+    another process wrote first is kept): reading the float32 copy costs about twice the
+    model's memory for a moment, the half copy only the model. None when the float32 copy is
+    not there yet (it is made first) or cannot be read."""
     import transformers
 
     name = str(dtype).replace("torch.", "")
     half = copy.with_name(f"{copy.name}-{name}")
-    if not (copy_ready(half) and (half / HEAD_FILE).is_file()):
-        if not copy_ready(copy):
-            return None
-        try:
-            tok = transformers.AutoTokenizer.from_pretrained(copy, local_files_only=True)
-            model = transformers.AutoModelForCausalLM.from_pretrained(copy, local_files_only=True,
-                                                                      dtype=dtype)
-            head = _head_weight(copy, model)
-            from safetensors.torch import save_file
-
-            part = half.with_name(f".{half.name}.{os.getpid()}")
-            try:
-                part.mkdir(parents=True, exist_ok=True)
-                model.save_pretrained(part)
-                tok.save_pretrained(part)
-                save_file({"weight": head.contiguous()}, str(part / HEAD_FILE))
-                shutil.copy(copy / "source.json", part / "source.json")
-                os.replace(part, half)          # another process may have written it first
-            finally:
-                shutil.rmtree(part, ignore_errors=True)
-        except (OSError, ValueError, KeyError, RuntimeError):
-            pass
-        if not (copy_ready(half) and (half / HEAD_FILE).is_file()):
-            return None
+    ready = copy_ready(half) and (half / HEAD_FILE).is_file()
+    source = half if ready else copy
+    if not (ready or copy_ready(copy)):
+        return None
     try:
-        from safetensors.torch import load_file
-
-        tok = transformers.AutoTokenizer.from_pretrained(half, local_files_only=True)
-        model = transformers.AutoModelForCausalLM.from_pretrained(half, local_files_only=True,
+        tok = transformers.AutoTokenizer.from_pretrained(source, local_files_only=True)
+        model = transformers.AutoModelForCausalLM.from_pretrained(source, local_files_only=True,
                                                                   dtype=dtype)
-        model.float32_head = load_file(str(half / HEAD_FILE))["weight"]
+        if ready:
+            from safetensors.torch import load_file
+
+            model.float32_head = load_file(str(half / HEAD_FILE))["weight"]
+        else:
+            model.float32_head = _head_weight(copy)
     except (OSError, ValueError, KeyError, RuntimeError):
-        shutil.rmtree(half, ignore_errors=True)
+        if ready:
+            shutil.rmtree(half, ignore_errors=True)         # damaged: written again next time
         return None
     if next(model.parameters()).dtype != dtype:
         return None
-    return tok, model, ModelSource(str(path), str(half), f"cached {name} copy")
+    if not ready and model.float32_head is not None:
+        _write_half(half, copy, tok, model)
+    return tok, model, ModelSource(str(path), str(source), f"cached {name} copy")
+
+
+def _write_half(half: Path, copy: Path, tok: Any, model: Any) -> None:
+    """The half copy written through a folder of its own and renamed into place; a copy that
+    cannot be written only costs the next run the reading of the float32 one again."""
+    from safetensors.torch import save_file
+
+    part = half.with_name(f".{half.name}.{os.getpid()}")
+    try:
+        part.mkdir(parents=True, exist_ok=True)
+        model.save_pretrained(part)
+        tok.save_pretrained(part)
+        save_file({"weight": model.float32_head.contiguous()}, str(part / HEAD_FILE))
+        shutil.copy(copy / "source.json", part / "source.json")
+        os.replace(part, half)          # another process may have written it first
+    except (OSError, ValueError, RuntimeError):
+        pass
+    finally:
+        shutil.rmtree(part, ignore_errors=True)

@@ -301,24 +301,17 @@ class CausalLM(LoadedModel):
 
     def _next_logits(self, rows: Sequence[Sequence[int]]) -> list[Any]:
         """The next-token logits after each row (float32, on the CPU)."""
-        import torch
+        got = self._logits_at(rows, {i: [len(r) - 1] for i, r in enumerate(rows)}, keep=False)
+        return [got[(i, len(r) - 1)] for i, r in enumerate(rows)]
 
-        out: list[Any] = [None] * len(rows)
-
-        def run(chunk: list[int]) -> Any:
-            ids, att = pad_batch([rows[i] for i in chunk], self.pad_id, self.device)
-            last = torch.tensor([len(rows[i]) - 1 for i in chunk], device=ids.device)
-            with torch.inference_mode():
-                states, project, _ = self._states(ids, att)
-                logits = self._logits(states[torch.arange(len(chunk), device=ids.device), last],
-                                      project)
-            self.count_pass()
-            return logits.cpu()
-
-        for chunk, logits in self._map(run, rows):
-            for j, i in enumerate(chunk):
-                out[i] = logits[j]
-        return out
+    def _word_starts(self, lead: bool, exclude: frozenset[str] | None) -> Any:
+        """Vocabulary mask of the tokens that may begin a replacing word: letters only, not
+        special, marked as a word start where the slot begins a word after a space (``lead``;
+        a WordPiece or word vocabulary marks word starts only), none of ``exclude``."""
+        voc = self.vocab
+        ok = voc.alpha & (voc.lead if lead or voc.scheme in ("wordpiece", "word")
+                          else ~voc.lead) & ~voc.special
+        return ok & ~self._banned_words(frozenset(exclude)) if exclude else ok
 
     def _context(self, text: str, start: int) -> tuple[list[int], bool]:
         """The left context's tokens (the space before the slot left to the next token, as
@@ -377,12 +370,7 @@ class CausalLM(LoadedModel):
         firsts = self._next_logits([c for c, _ in contexts])
         grow: list[tuple[int, str, int, int]] = []   # (slot, candidate, pieces, words)
         for n, ((_, lead), logits) in enumerate(zip(contexts, firsts)):
-            if voc.scheme in ("wordpiece", "word"):
-                ok = voc.alpha & voc.lead & ~voc.special
-            else:
-                ok = voc.alpha & (voc.lead if lead else ~voc.lead) & ~voc.special
-            if exclude[n]:
-                ok = ok & ~self._banned_words(frozenset(exclude[n]))
+            ok = self._word_starts(lead, exclude[n])
             masked = logits.masked_fill(~ok[:logits.shape[-1]], float("-inf"))
             top = masked.topk(min(pool, int(ok.sum()))).indices.tolist()
             grow += [(n, voc.body[i], 1, 1) for i in dict.fromkeys(top)]
@@ -432,8 +420,6 @@ class CausalLM(LoadedModel):
         pass per candidate sentence and growth step). ``keep(slot_index, word)``: optional
         test a word must pass (e.g. WordNet knows it in the slot's part of speech); words are
         taken in the model's order until ``k`` pass."""
-        import torch
-
         if not slots:
             return []
         voc = self.vocab
@@ -461,11 +447,7 @@ class CausalLM(LoadedModel):
         out: list[list[Proposal]] = []
         for n, ((text, start, end), (r, pos), lead) in enumerate(zip(slots, where, contexts)):
             logp = logits_at[(r, pos)].log_softmax(-1)
-            ok = voc.alpha & (voc.lead if lead or voc.scheme in ("wordpiece", "word")
-                              else ~voc.lead) & ~voc.special
-            if exclude[n]:
-                ok = ok & ~self._banned_words(frozenset(exclude[n]))
-            ok = ok[:logp.shape[-1]]
+            ok = self._word_starts(lead, exclude[n])[:logp.shape[-1]]
             original = text[start:end].strip()
             probe = self._ids(text[:start] + original)
             ctx_len = pos                                  # tokens of the context, start excluded
@@ -486,15 +468,16 @@ class CausalLM(LoadedModel):
             out.append(got)
         return out
 
-    def _logits_at(self, rows: Sequence[Sequence[int]], wanted: dict[int, list[int]]
-                   ) -> dict[tuple[int, int], Any]:
+    def _logits_at(self, rows: Sequence[Sequence[int]], wanted: dict[int, list[int]],
+                   keep: bool = True) -> dict[tuple[int, int], Any]:
         """The next-token logits (float32, CPU) after the given positions of the rows:
         ``{(row, position): logits}``; the rows' states from :meth:`_row_states` (a row seen
-        before costs no pass), only the positions wanted projected onto the vocabulary."""
+        before costs no pass; ``keep``: kept for later), only the positions wanted projected
+        onto the vocabulary."""
         import torch
 
         used = [i for i in range(len(rows)) if wanted.get(i)]
-        states = self._row_states([rows[i] for i in used], keep=True)
+        states = self._row_states([rows[i] for i in used], keep=keep)
         sel = torch.cat([st[wanted[i]] for i, st in zip(used, states)])
         with torch.inference_mode():
             logits = torch.cat([self._logits(sel[i:i + _SLICE], self._head)

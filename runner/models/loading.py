@@ -376,25 +376,18 @@ def bfloat16_body(model: Any) -> tuple[Any, str]:
     if weight is None:
         weight = head.weight.detach().float().clone()
     bias = None if getattr(head, "bias", None) is None else head.bias.detach().float().clone()
+
+    class Float32Head(torch.nn.Module):
+        """A linear vocabulary projection in float32 whatever the dtype of its input."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.weight = torch.nn.Parameter(weight, requires_grad=False)
+            self.bias = None if bias is None else torch.nn.Parameter(bias, requires_grad=False)
+
+        def forward(self, x: Any) -> Any:
+            return torch.nn.functional.linear(x.float(), self.weight, self.bias)
+
     model = model.to(torch.bfloat16)
-    model.set_output_embeddings(_Float32Head(weight, bias))
+    model.set_output_embeddings(Float32Head())
     return model, "bfloat16 (vocabulary projection float32)"
-
-
-class _Float32Head:
-    """A linear vocabulary projection in float32 whatever the dtype of its input."""
-
-    def __new__(cls, weight: Any, bias: Any) -> Any:
-        import torch
-
-        class Head(torch.nn.Module):
-            def __init__(self) -> None:
-                super().__init__()
-                self.weight = torch.nn.Parameter(weight, requires_grad=False)
-                self.bias = (None if bias is None
-                             else torch.nn.Parameter(bias, requires_grad=False))
-
-            def forward(self, x: Any) -> Any:
-                return torch.nn.functional.linear(x.float(), self.weight, self.bias)
-
-        return Head()

@@ -59,6 +59,8 @@ class LMCandidates(CandidateSource):
                      + ("" if self.rescore else "+left_context"))
         self._wn = None
         self._synonyms = synonyms
+        # left-context proposals of the batch being planned (prime), taken by candidates()
+        self._primed: dict[tuple[str, tuple[int, ...], int], list[list[tuple[str, float]]]] = {}
         if wordnet == "pos":
             from runner.models.wordnet import load_wordnet
 
@@ -84,8 +86,13 @@ class LMCandidates(CandidateSource):
         every sentence in one call to the model, its passes batched across the sentences."""
         if self._synonyms is not None:
             self._synonyms.prime(asks)
-        if self.rescore or k is None:
-            return
+        if not self.rescore and k is not None:
+            self._primed = self._left(asks, k)
+
+    def _left(self, asks: Sequence[tuple[Any, Sequence[int]]], k: int
+              ) -> dict[tuple[str, tuple[int, ...], int], list[list[tuple[str, float]]]]:
+        """Proposals from the left context for every slot of every sentence, one call to the
+        model: ``(text, tokens, k)`` → per token, its words."""
         asks = [(doc, list(tokens)) for doc, tokens in asks if tokens]
         slots, keeps, excl = [], [], []
         for doc, tokens in asks:
@@ -94,11 +101,11 @@ class LMCandidates(CandidateSource):
             excl += self._exclusions(doc, tokens).get("exclude", [None] * len(tokens))
         got = self.lm.propose_left(slots, k, exclude=excl,
                                    keep=lambda n, w: self._keep(*keeps[n], w))
-        self._primed = {}
-        at = 0
+        out, at = {}, 0
         for doc, tokens in asks:
-            self._primed[(doc.text, tuple(tokens), k)] = got[at:at + len(tokens)]
+            out[(doc.text, tuple(tokens), k)] = got[at:at + len(tokens)]
             at += len(tokens)
+        return out
 
     def _keep(self, doc: Any, i: int, word: str) -> bool:
         """A word proposed from the left context for ``doc[i]``: lower case for a lower-case word
@@ -136,11 +143,9 @@ class LMCandidates(CandidateSource):
             ranked = self.lm.rescore(slots, [[w for w, _ in c] for c in listed])
             return [r[:k] for r in ranked]
         if not self.rescore:
-            primed = getattr(self, "_primed", {}).pop((doc.text, tuple(tokens), k), None)
-            if primed is not None:
-                return primed
-            return self.lm.propose_left(slots, k, keep=lambda n, w: self._keep(doc, tokens[n], w),
-                                        **self._exclusions(doc, tokens))
+            key = (doc.text, tuple(tokens), k)
+            primed = self._primed.pop(key, None)
+            return primed if primed is not None else self._left([(doc, tokens)], k)[key]
         ask = 3 * k if self.wordnet == "pos" else k
         ranked = self.lm.propose(slots, ask, **self._exclusions(doc, tokens))
         out = []

@@ -77,10 +77,10 @@ def model_needs(cfg: dict[str, Any]) -> list[Need]:
             needs.append(Need("repair", "encoder", "hf", rep["encoder"], runtime="encoder"))
         if rep.get("gazetteer"):
             needs.append(Need("repair", "name lists", "wordnet", "WordNet 3.0"))
-        lm_panel = lm and rep.get("lm_rule", "vote_with_referee") != "vote"
-        referees = rep["referees"] if panel or lm_panel \
-            else [rep["referee"]] if rep.get("referee") and not lm else []
-        for name in referees:
+        from runner.tasks.ner.repair.relabel import Params
+
+        params = Params.from_config(rep)          # which referees the repair reads
+        for name in params.referees or ([params.referee] if params.referee else []):
             needs.append(Need("repair", "referee NER", "spacy", name))
     for i, a in enumerate(cfg.get("attacks", [])):
         where = f"attacks[{i}] {a['type']}"

@@ -4,6 +4,7 @@ entity's pieces in turn (``masked_lm``, as in the paper) or entities seen elsewh
 put in its place (``corpus``, the offline alternative)."""
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable, Protocol, Sequence
@@ -400,7 +401,9 @@ class LMContextCandidates:
                      "p ≤ PThreshold"}
 
     @staticmethod
+    @functools.lru_cache(maxsize=1)
     def stop_words() -> frozenset[str]:
+        """spaCy's English stop words and the repair's function words (made once)."""
         from runner.tasks.ner.repair.categories import _FUNCTION_WORDS
 
         try:

@@ -365,16 +365,14 @@ class Relabeler:
             if r.agreed:
                 # outranks any vote in a range conflict (the name lists too)
                 r.basis, r.p_score = "referees", 1000.0
+        if self.params.gazetteer:
+            self._gazetteer([r for r in results.values() if not r.agreed], p_score=1000.0)
+        for j in jobs:
+            r, v = results[j], votes[j]
+            if r.agreed or r.gazetteer:
                 continue
             panel_note = r.abstained
             r.abstained = ""
-            if self.params.gazetteer:
-                from runner.tasks.ner.repair.gazetteer import name_type
-
-                typ = name_type(j.text[j.start:j.end])
-                if typ is not None:
-                    r.gazetteer, r.label, r.p_score, r.basis = typ, typ, 1000.0, "gazetteer"
-                    continue
             if not v.decided:
                 r.abstained = "; ".join(x for x in (panel_note, v.abstained or "no vote") if x)
                 continue
