@@ -180,7 +180,7 @@ class Engine:
         with self.stages("start-up: models"):
             self.build()
         for stage in self.after_batch:
-            stage.prepare(lambda: iter(corpus), self.sut, limits["batch_size"])
+            stage.prepare(lambda: iter(corpus), self.sut, sources_per_batch(self.cfg))
         self.out_dir.mkdir(parents=True, exist_ok=True)
         self.status = "running"
         cases_path = self.out_dir / CASES_FILE
@@ -218,7 +218,7 @@ class Engine:
                 sources = islice(iter(corpus), skip, total)
                 # Start-up: from the process's start to the first batch (models built).
                 self.stages.add("start-up", process_age())
-                for decided in self._execute(_batched(sources, limits["batch_size"])):
+                for decided in self._execute(_batched(sources, sources_per_batch(self.cfg))):
                     self._record(decided, sink, sinks, marks)
                     self.progress(self.sources_done, total)
                     if self.stop_requested:
@@ -525,3 +525,15 @@ def _batched(items: Iterable[Any], n: int) -> Iterator[list[Any]]:
     it = iter(items)
     while batch := list(islice(it, n)):
         yield batch
+
+
+def sources_per_batch(cfg: dict[str, Any]) -> int:
+    """``limits.batch_size``; by default 32 sources a batch, or 256 where the suite's device is a
+    GPU: a GPU's passes cost little per sentence and much per call (a small model's 30 layers
+    take milliseconds of Python to launch however few sentences they carry), and the rounds of
+    the per-source limits make one call per filter each."""
+    if cfg["limits"].get("batch_size"):
+        return int(cfg["limits"]["batch_size"])
+    from runner.models.loading import resolve_device
+
+    return 256 if resolve_device(str(cfg.get("device", "auto"))).startswith("cuda") else 32

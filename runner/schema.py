@@ -238,8 +238,11 @@ def _task_schema(task: Any, names: list[str]) -> dict[str, Any]:
                                    "name with `default` for the rest (e.g. {default: 10, "
                                    "token_mlm: 3})."},
                 "max_sentence_chars": {"type": "integer", "minimum": 1, "default": 5000},
-                "batch_size": {"type": "integer", "minimum": 1, "default": 32,
-                               "description": "Sources processed together."},
+                "batch_size": {"type": ["integer", "null"], "minimum": 1, "default": None,
+                               "description": "Sources processed together; null: 32, or 256 "
+                                              "where the suite's device is a GPU (a GPU's "
+                                              "passes cost little per sentence and much per "
+                                              "call)."},
             }),
         },
     }

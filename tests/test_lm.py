@@ -414,3 +414,26 @@ def test_half_precision_scores_do_not_depend_on_the_batch(llama_dir):
     half._state_cache.clear()
     backwards = half.score(texts[::-1])[::-1]
     assert together == alone == backwards
+
+
+def test_a_source_read_for_proposals_is_scored_from_its_kept_states(llama_dir):
+    lm = models.get_lm(str(llama_dir), device="cpu", batch_size=2)
+    text, start, end = SLOTS[0]
+    fresh = lm.score([text])[0]
+    lm.propose_left([(text, start, end)], 3)          # keeps the sentence's hidden states
+    passes = lm.forward_passes
+    assert lm.score([text])[0] == pytest.approx(fresh, abs=1e-5)
+    assert lm.forward_passes == passes                # no pass: from the kept states
+
+
+def test_gpu_chunks_fill_a_token_budget_in_length_order():
+    from runner.models.loading import GPU_PASS_TOKENS, gpu_chunks
+
+    lengths = [30] * 5000 + [200] * 10 + [5]
+    chunks = gpu_chunks(lengths, 32)
+    assert sorted(i for c in chunks for i in c) == list(range(len(lengths)))
+    assert chunks[0][0] == len(lengths) - 1                   # the shortest first
+    for c in chunks:
+        assert len(c) <= 32 or len(c) * max(lengths[i] for i in c) <= GPU_PASS_TOKENS
+    assert len(chunks) < 10                                   # not 157 chunks of 32
+    assert gpu_chunks([10_000] * 40, 32)[0] == list(range(32))  # batch_size rows at least

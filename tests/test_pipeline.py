@@ -180,3 +180,13 @@ def test_fixed_shape_vectors_do_not_depend_on_what_shares_their_pass(tmp_path):
     plain = enc.embed_spans(spans)
     assert np.allclose(plain, together, atol=1e-5)
     models.clear()
+
+
+def test_sources_a_batch_default_to_more_on_a_gpu(monkeypatch):
+    from runner import engine
+    from runner.models import loading
+
+    assert engine.sources_per_batch({"limits": {"batch_size": 7}, "device": "cuda"}) == 7
+    assert engine.sources_per_batch({"limits": {"batch_size": None}, "device": "cpu"}) == 32
+    monkeypatch.setattr(loading, "resolve_device", lambda d: "cuda")
+    assert engine.sources_per_batch({"limits": {"batch_size": None}, "device": "auto"}) == 256

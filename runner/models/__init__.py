@@ -59,24 +59,28 @@ def _load(kind: str, auto_class: str, role: str, name: str, device: str, fp16: b
     from runner.models.loading import load_pretrained, place
 
     dev = resolve_device(device)
-    # Half precision: float16 on CUDA; a causal LM also on a CPU, in bfloat16 (bfloat16_body)
+    # Half precision: a causal LM in bfloat16 with a float32 vocabulary projection
+    # (bfloat16_body), on a CPU and on CUDA alike, so that its scores are those its thresholds were
+    # chosen on; other models in float16 on CUDA only.
     key = (kind, name, dev, bool(fp16 and (dev.startswith("cuda") or kind == "causal_lm")))
     if key not in _weights:
         from runner.models.gguf import gguf_path, load_gguf
 
         gguf = gguf_path(name) if kind == "causal_lm" else None
-        half_cpu = key[3] and not dev.startswith("cuda")
+        half_body = key[3] and kind == "causal_lm"
         if gguf is not None:
             import torch
 
-            tokenizer, model, src = load_gguf(gguf, torch.bfloat16 if half_cpu else None)
+            tokenizer, model, src = load_gguf(gguf, torch.bfloat16 if half_body else None)
         else:
             tokenizer, model, src = load_pretrained(name, role, auto_class)
-        model, dev, dtype = place(model, dev, fp16)
-        if half_cpu:
+        if half_body:
             from runner.models.loading import bfloat16_body
 
-            model, dtype = bfloat16_body(model)
+            model, half_name = bfloat16_body(model)
+        model, dev, dtype = place(model, dev, fp16 and not half_body)
+        if half_body:
+            dtype = half_name
         _weights[key] = (tokenizer, model, src, dev, dtype)
     return key, _weights[key]
 

