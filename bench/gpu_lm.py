@@ -206,6 +206,49 @@ def replay_once(lm: Any, work: dict[str, Any], known: dict[str, set[str]],
     return answers, counts
 
 
+def _scores(work: dict[str, Any], answers: list[Any]) -> dict[str, float]:
+    """Text → naturalness, from the score calls' answers (the work's own: ``e["cpu"]``)."""
+    out: dict[str, float] = {}
+    for e, got in zip(work["events"], answers):
+        if e["op"] == "score":
+            out.update(zip(e["texts"], got))
+    return out
+
+
+def _decisions(work: dict[str, Any], a: dict[str, float], b: dict[str, float]
+               ) -> tuple[int, int]:
+    """The syntactic filter's recorded pairs: how many both score sets judge, and on how many
+    their keep-or-drop decisions differ."""
+    flips = judged = 0
+    for src, text, t in work.get("pairs", []):
+        if all(x in a and x in b for x in (src, text)):
+            limit = work["thresholds"][t]
+            judged += 1
+            flips += (a[src] - a[text] <= limit) != (b[src] - b[text] <= limit)
+    return judged, flips
+
+
+def precision(work: dict[str, Any], model: str, device: str,
+              half: dict[str, float]) -> dict[str, Any]:
+    """The same texts scored in float32 on ``device``: how far the bfloat16 scores (this
+    device's, ``half``, and the CPU's of the record) are from it, and how many of the filter's
+    decisions each changes."""
+    from runner.models import get_lm
+
+    cpu = _scores(work, [e.get("cpu") for e in work["events"]])
+    texts = list(cpu)
+    full = dict(zip(texts, get_lm(model, device=device, fp16=False).score(texts)))
+
+    def gap(a: dict[str, float]) -> dict[str, Any]:
+        d = [abs(a[t] - full[t]) for t in texts]
+        judged, flips = _decisions(work, a, full)
+        return {"mean_abs": round(sum(d) / len(d), 4), "max_abs": round(max(d), 4),
+                "filter_decisions": judged, "differing": flips}
+
+    return {"texts": len(texts), "this_device_bfloat16_vs_float32": gap(half),
+            "cpu_record_bfloat16_vs_this_device_float32": gap(cpu)}
+
+
 def compare(work: dict[str, Any], answers: list[Any]) -> dict[str, Any]:
     """The replay's answers against the CPU's: proposals (identical lists; the share of words
     two lists share), naturalness (differences), and the syntactic filter's decisions."""
@@ -226,13 +269,7 @@ def compare(work: dict[str, Any], answers: list[Any]) -> dict[str, Any]:
             cpu_score.update(zip(e["texts"], e["cpu"]))
             dev_score.update(zip(e["texts"], got))
     diffs.sort()
-    flips = judged = 0
-    for src, text, t in work.get("pairs", []):
-        if src in cpu_score and text in cpu_score and src in dev_score and text in dev_score:
-            limit = work["thresholds"][t]
-            judged += 1
-            flips += ((cpu_score[src] - cpu_score[text] <= limit)
-                      != (dev_score[src] - dev_score[text] <= limit))
+    judged, flips = _decisions(work, cpu_score, dev_score)
     return {"slots": total, "proposals_identical": same,
             "proposal_overlap": round(overlap / max(1, total), 3),
             "naturalness_difference": {
@@ -298,6 +335,9 @@ def replay(args: argparse.Namespace) -> None:
         rows.append(row)
         print(json.dumps(row), flush=True)
     info["rows"] = rows
+    if args.precision:
+        info["precision"] = precision(work, args.model, args.device, _scores(work, answers))
+        print(json.dumps(info["precision"]), flush=True)
     print()
     print(f"{work['sources']} sources; the suite tested {lm_tested} follow-ups the LM proposed "
           f"and judged, {all_tested} in all; on {info['device']}:")
@@ -328,6 +368,8 @@ def main() -> None:
     p.add_argument("--batch-size", type=int, nargs="+", default=[32])
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--save", help="write the figures to this JSON file")
+    p.add_argument("--precision", action="store_true",
+                   help="also score every text in float32 and say how far bfloat16 is from it")
     args = ap.parse_args()
     if args.mode == "record":
         record(args.n, args.out, args.engine_batch)
