@@ -2,6 +2,7 @@
 the same held-out gold text (GUM part b), every violation read by two readers.
 
     python bench/ner_lm_yield.py --record OLD_RUN NEW_RUN   # write bench/ner_gum_b_yield.json
+                                                            # (OLD_RUN -: keep the recorded one)
     python bench/ner_lm_yield.py                            # print the table
 
 OLD_RUN is a run of ``bench/ner_spacy_gum_b.yaml`` (the suite before: WordNet candidates, the tiny
@@ -39,13 +40,16 @@ def _run_summary(run: Path) -> dict:
     return {"sources": res["overall"]["sources"], "violations": dict(per)}
 
 
-def record(old: Path, new: Path) -> dict:
+def record(old: Path | None, new: Path) -> dict:
+    """Writes the record; ``old`` None keeps the recorded run of the suite before."""
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
                             capture_output=True, text=True).stdout.strip()
-    out = {"command": f"python bench/ner_lm_yield.py --record {old} {new}",
+    before = (_run_summary(old) if old is not None else
+              json.loads(RECORD.read_text(encoding="utf-8"))["runs"]["before"])
+    out = {"command": f"python bench/ner_lm_yield.py --record {old or '-'} {new}",
            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
            "commit": commit, "suites": SUITES,
-           "runs": {"before": _run_summary(old), "now": _run_summary(new)}}
+           "runs": {"before": before, "now": _run_summary(new)}}
     RECORD.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     return out
 
@@ -107,7 +111,7 @@ def main() -> None:
     ap.add_argument("--record", nargs=2, metavar=("OLD_RUN", "NEW_RUN"))
     args = ap.parse_args()
     if args.record:
-        record(Path(args.record[0]), Path(args.record[1]))
+        record(None if args.record[0] == "-" else Path(args.record[0]), Path(args.record[1]))
     print(table())
 
 
