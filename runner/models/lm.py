@@ -52,9 +52,9 @@ from runner.models.lm_parts import (MASKED_TYPES, Proposal, Slot, _Vocab, _commo
 # Causal LMs whose logits are exactly lm_head(base_model(...)): the positions needed are
 # projected onto the vocabulary from the hidden states, the others never.
 _HEAD_ONLY_TYPES = ("llama", "gpt2", "mistral", "qwen2", "qwen3", "gpt_neox")
-# positions projected onto the vocabulary at a time (100 MB for 49k words; eight times as many on
-# a GPU, whose memory holds them and whose each call costs a launch)
-_SLICE = 512
+# positions projected onto the vocabulary at a time on a CPU (50 MB for 49k words, per thread);
+# sixteen times as many on a GPU, whose memory holds them and whose each call costs a launch
+_SLICE = 256
 
 
 # -- the vocabulary, read once per model ------------------------------------------------------
@@ -133,7 +133,7 @@ class CausalLM(LoadedModel):
 
     @property
     def _slice(self) -> int:
-        return _SLICE if str(self.device).startswith("cpu") else 8 * _SLICE
+        return _SLICE if str(self.device).startswith("cpu") else 16 * _SLICE
 
     @staticmethod
     def _logits(states: Any, project: Any) -> Any:
