@@ -333,9 +333,6 @@ def _gpu_lm() -> str:
     lm_tested = work["tested"]["token_mlm"] + work["tested"]["phrase_np"]
     half, cpu = prec["this_device_bfloat16_vs_float32"], prec[
         "cpu_record_bfloat16_vs_this_device_float32"]
-    cpu_stages = work["cpu_run"]["stages"]
-    cpu_lm = sum(v for k, v in cpu_stages.items()
-                 if k in ("candidates: token_mlm", "candidates: phrase_np", "filter: syntactic"))
     return (f"The default suite's language-model work on {work['sources']} sources "
             f"({r['slots']:,} slots proposed for, {r['texts']:,} texts scored; the suite tested "
             f"{lm_tested:,} word and phrase replacements the LM proposed and judged, "
@@ -346,7 +343,6 @@ def _gpu_lm() -> str:
             f"{r['lm_tested_follow_ups_per_s']:,.0f} LM-judged follow-ups tested a second, "
             f"{r['all_tested_follow_ups_per_s']:,.0f} of all the tested follow-ups, the GPU busy "
             f"{r['gpu_busy_percent']:.0f} % of that time (`nvidia-smi`, {r['samples']} samples). "
-            f"The same work took {cpu_lm:.0f} s in the recording run on two CPU cores. "
             f"Against float32 on the same GPU, its bfloat16 scores differ by "
             f"{half['mean_abs']:.3f} nats a token on average and change {half['differing']} of "
             f"{half['filter_decisions']:,} decisions of the syntactic filter; the CPU's bfloat16 "
