@@ -185,19 +185,27 @@ class CausalLM(LoadedModel):
         todo = [k for k in dict.fromkeys(keys) if k not in cached]
         if todo:
             def run(chunk: list[int]) -> list[float]:
-                ids, att = pad_batch([list(todo[j]) for j in chunk], self.pad_id, self.device,
-                                     width=self._bucket(max(len(todo[j]) for j in chunk)))
+                ids, att, states, project = self._pass([todo[j] for j in chunk])
                 with torch.inference_mode():
-                    states, project, _ = self._states(ids, att)
                     logp = self._gold_log_probs(states[:, :-1], project, ids[:, 1:],
                                                 att[:, 1:].bool())
-                    got = logp.double().sum(1).tolist()
-                self.count_pass()
-                return got
+                    return logp.double().sum(1).tolist()
 
             for chunk, got in self._map(run, [list(k) for k in todo]):
                 sums.update((todo[j], value) for j, value in zip(chunk, got))
         return [(float(sums[k]), len(k) - 1) for k in keys]
+
+    def _pass(self, rows: Sequence[Sequence[int]]) -> tuple[Any, Any, Any, Any]:
+        """One counted pass over the rows, right-padded to their bucket (:meth:`_bucket`):
+        ``(ids, attention mask, states, project)`` as :meth:`_states` gives them."""
+        import torch
+
+        ids, att = pad_batch([list(r) for r in rows], self.pad_id, self.device,
+                             width=self._bucket(max(len(r) for r in rows)))
+        with torch.inference_mode():
+            states, project, _ = self._states(ids, att)
+        self.count_pass()
+        return ids, att, states, project
 
     def _bucket(self, width: int) -> int | None:
         """The padded width of a batch: in bfloat16 a row's result depends on how far it is
@@ -225,11 +233,7 @@ class CausalLM(LoadedModel):
         todo = [k for k in dict.fromkeys(keys) if k not in found]
         if todo:
             def run(chunk: list[int]) -> list[Any]:
-                ids, att = pad_batch([list(todo[j]) for j in chunk], self.pad_id, self.device,
-                                     width=self._bucket(max(len(todo[j]) for j in chunk)))
-                with torch.inference_mode():
-                    states, _, _ = self._states(ids, att)
-                self.count_pass()
+                states = self._pass([todo[j] for j in chunk])[2]
                 return [states[n, :len(todo[j])].clone() for n, j in enumerate(chunk)]
 
             for chunk, got in self._map(run, [list(k) for k in todo]):
