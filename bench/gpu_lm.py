@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import os
 import platform
 import sys
 import tempfile
@@ -302,7 +303,11 @@ def replay(args: argparse.Namespace) -> None:
         "work": {k: work.get(k) for k in ("command", "date", "commit", "sources", "tested",
                                          "engine_batch", "batch_size", "cpu_run")},
         "device": torch.cuda.get_device_name() if cuda else platform.processor() or "cpu",
-        "torch": torch.__version__}
+        "torch": torch.__version__,
+        "machine": {"device": torch.cuda.get_device_name() if cuda else "cpu",
+                    "cpu": platform.processor() or platform.machine(),
+                    "cpu_cores": os.cpu_count(), "python": platform.python_version(),
+                    "torch": torch.__version__}}
     for bs in args.batch_size:
         t0 = time.perf_counter()
         lm = get_lm(args.model, device=args.device, fp16=fp16, batch_size=bs)
