@@ -126,9 +126,9 @@ class CausalLM(LoadedModel):
         (padding never, and in slices: a 49k-word vocabulary over a whole batch would take
         gigabytes); otherwise ``states`` are the logits and ``project`` None."""
         if self._base is not None:
-            out = self._base(input_ids=ids, attention_mask=att)
+            out = self._base(input_ids=ids, attention_mask=att, use_cache=False)
             return out[0], self._head, out
-        out = self.model(input_ids=ids, attention_mask=att)
+        out = self.model(input_ids=ids, attention_mask=att, use_cache=False)
         return out.logits, None, out
 
     @property
