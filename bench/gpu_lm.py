@@ -171,23 +171,21 @@ def _wordnet_tables(lm: Any) -> dict[str, list[str]]:
     WordNet knows in it: the suite's ``lm_wordnet: pos`` test, for every word at once."""
     from runner.models.wordnet import load_wordnet
 
+    from runner.text.lm_candidates import wordnet_knows
+
     wn = load_wordnet()
     words = sorted({b.lower() for b in lm.vocab.body if b and b.isalpha()})
-    out = {}
-    for pos in ("n", "v", "a", "r"):
-        poses = ("a", "s") if pos == "a" else (pos,)
-        out[pos] = [w for w in words if any(wn.morphy(w, p) is not None for p in poses)]
-    return out
+    return {pos: [w for w in words if wordnet_knows(wn, w, pos)] for pos in ("n", "v", "a", "r")}
 
 
 # -- replay ------------------------------------------------------------------------------------
 def _keeper(info: list[list[Any]], known: dict[str, set[str]]) -> Any:
     """The suite's ``LMCandidates._keep`` from the recorded slot facts."""
+    from runner.text.lm_candidates import fits_case
+
     def keep(n: int, word: str) -> bool:
         pos, sent_start = info[n]
-        if not (word.islower() or (sent_start and word[1:].islower())):
-            return False
-        return pos is None or word.lower() in known[pos]
+        return fits_case(word, sent_start) and (pos is None or word.lower() in known[pos])
     return keep
 
 
@@ -346,7 +344,8 @@ def replay(args: argparse.Namespace) -> None:
     print()
     print(f"{work['sources']} sources; the suite tested {lm_tested} follow-ups the LM proposed "
           f"and judged, {all_tested} in all; on {info['device']}:")
-    print("| batch | dtype | LM s | texts scored/s | LM-judged tested/s | all tested/s | GPU busy |")
+    print("| batch | dtype | LM s | texts scored/s | LM-judged tested/s | all tested/s "
+          "| GPU busy |")
     print("|--:|---|--:|--:|--:|--:|--:|")
     for r in rows:
         busy = "n/a" if r["gpu_busy_percent"] is None else f"{r['gpu_busy_percent']:.0f} %"

@@ -163,10 +163,9 @@ def _explain(err: Any, data: dict, marks: dict) -> list[tuple[int | None, int | 
 def follow_up_cap(cfg: dict[str, Any], transformation: str) -> int:
     """``limits.max_follow_ups_per_source`` for one transformation (a number, or a mapping of
     transformation names with ``default`` for the rest; the schema's default without one)."""
-    cap = cfg["limits"]["max_follow_ups_per_source"]
-    if isinstance(cap, dict):
-        return int(cap.get(transformation, cap.get("default", 20)))
-    return int(cap)
+    from runner.types import by_transformation
+
+    return int(by_transformation(cfg["limits"]["max_follow_ups_per_source"], transformation, 20))
 
 
 def _cross_check(suite: Suite) -> None:

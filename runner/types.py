@@ -18,6 +18,15 @@ from typing import Any, Iterable, TypeVar
 _Ranged = TypeVar("_Ranged")
 
 
+def by_transformation(value: Any, transformation: str, fallback: Any) -> Any:
+    """A per-transformation setting (``limits.max_follow_ups_per_source``, ``SynThreshold``): one
+    value for all, or a mapping of transformation names with ``default`` for the rest
+    (``fallback`` where the mapping has none)."""
+    if isinstance(value, dict):
+        return value.get(transformation, value.get("default", fallback))
+    return value
+
+
 @dataclass(frozen=True, order=True)
 class Replacement:
     """Replace ``text[start:end]`` with ``new``. ``start == end`` is an insertion."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from runner.filters.base import Filter
-from runner.types import FollowUp
+from runner.types import FollowUp, by_transformation
 
 DEFAULT_SCORER_MODEL = {"causal_lm": "gpt2", "lm": "smollm2", "pll": "bert-base-cased",
                         "wordfreq": "en"}
@@ -35,11 +35,8 @@ class SyntacticFilter(Filter):
         model = model or DEFAULT_SCORER_MODEL.get(scorer)
         super().__init__(applies_to=applies_to, SynThreshold=SynThreshold, scorer=scorer,
                          model=model, batch_size=batch_size, fp16=fp16)
-        if isinstance(SynThreshold, Mapping):
-            self.thresholds = dict(SynThreshold)
-            self.default_threshold = float(self.thresholds.pop("default", 0.0))
-        else:
-            self.thresholds, self.default_threshold = {}, float(SynThreshold)
+        self.synthreshold = (dict(SynThreshold) if isinstance(SynThreshold, Mapping)
+                             else SynThreshold)
         if scorer_obj is None:
             from runner.models import get_scorer
 
@@ -48,7 +45,7 @@ class SyntacticFilter(Filter):
         self._cache: dict[str, float] = {}
 
     def threshold(self, transformation: str) -> float:
-        return float(self.thresholds.get(transformation, self.default_threshold))
+        return float(by_transformation(self.synthreshold, transformation, 0.0))
 
     def models(self) -> list[dict[str, Any]]:
         # (a language model shared with a candidate source says what it does here)

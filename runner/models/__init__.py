@@ -67,7 +67,7 @@ def _load(kind: str, auto_class: str, role: str, name: str, device: str, fp16: b
         from runner.models.gguf import gguf_path, load_gguf
 
         gguf = gguf_path(name) if kind == "causal_lm" else None
-        half_body = key[3] and kind == "causal_lm"
+        half_body = bool(fp16) and kind == "causal_lm"
         if gguf is not None:
             import torch
 

@@ -383,11 +383,11 @@ def place(model: Any, device: str, fp16: bool) -> tuple[Any, str, str]:
 
 
 def bfloat16_body(model: Any) -> tuple[Any, str]:
-    """A causal LM for a CPU in half precision: its layers in bfloat16 (about 1.7 times as fast
-    where the CPU has bfloat16 instructions, half the memory), the vocabulary projection kept in
-    float32 on float32 states — in bfloat16 the log-probabilities themselves would be rounded
-    (0.1 nats off per token on average); this way the mean log-probability per token moves by a
-    few hundredths. Returns ``(model, dtype name)``."""
+    """A causal LM in half precision, on a CPU or CUDA: its layers in bfloat16 (on a CPU about
+    1.7 times as fast where it has bfloat16 instructions; half the memory), the vocabulary
+    projection kept in float32 on float32 states — in bfloat16 the log-probabilities themselves
+    would be rounded (0.1 nats off per token on average); this way the mean log-probability per
+    token moves by a few hundredths. Returns ``(model, dtype name)``."""
     import torch
 
     head = model.get_output_embeddings()

@@ -41,6 +41,19 @@ def _stop_words(lang: str) -> frozenset[str]:
     return frozenset(w.lower() for w in get_lang_class(lang).Defaults.stop_words)
 
 
+def fits_case(word: str, sentence_start: bool) -> bool:
+    """A word proposed in place of a lower-case one is lower case (capitalised only where it
+    begins the sentence): a capital there is a name's."""
+    return word.islower() or (sentence_start and word[1:].islower())
+
+
+def wordnet_knows(wn: Any, word: str, pos: str) -> bool:
+    """WordNet has the word (any inflection) in the part of speech (``n``, ``v``, ``a`` with its
+    satellites, ``r``)."""
+    poses = ("a", "s") if pos == "a" else (pos,)
+    return any(wn.morphy(word.lower(), p) is not None for p in poses)
+
+
 class LMCandidates(CandidateSource):
     def __init__(self, model: str | None = None, *, wordnet: str = "none", device: str = "auto",
                  fp16: bool = False, batch_size: int = 32, lm: Any = None,
@@ -113,17 +126,14 @@ class LMCandidates(CandidateSource):
         deal"), which would add an entity the source does not have — and, with ``wordnet: pos``,
         one WordNet knows in the word's part of speech."""
         tok = doc[i]
-        if not (word.islower() or (tok.is_sent_start and word[1:].islower())):
+        if not fits_case(word, bool(tok.is_sent_start)):
             return False
         return self.wordnet != "pos" or self._known(word, tok.tag_)
 
     def _known(self, word: str, tag: str) -> bool:
         """WordNet has the word (any inflection) in the part of speech of the Penn tag."""
         pos = _WN_POS.get(tag[:2])
-        if pos is None:
-            return True
-        poses = ("a", "s") if pos == "a" else (pos,)
-        return any(self._wn.morphy(word.lower(), p) is not None for p in poses)
+        return pos is None or wordnet_knows(self._wn, word, pos)
 
     def _exclusions(self, doc: Any, tokens: Sequence[int]) -> dict[str, Any]:
         """A causal LM is not asked for function words (the pipeline's stop words) in place of a
