@@ -5,7 +5,7 @@ import re
 from collections import Counter
 from typing import Any, ClassVar, Sequence
 
-from runner.types import FollowUp, Outcome, Verdict
+from runner.types import FollowUp, Outcome, Verdict, by_transformation
 
 from runner.tasks.ner.types import Prediction, Span
 
@@ -39,11 +39,10 @@ class MR2SamePrediction(Relation):
     def __init__(self, *, mode: str | dict[str, str] = "find_all") -> None:
         super().__init__(mode=mode)
         # One mode for every transformation, or per transformation name ('default': the rest).
-        self.modes = dict(mode) if isinstance(mode, dict) else {"default": mode}
-        self.modes.setdefault("default", "find_all")
+        self.mode = dict(mode) if isinstance(mode, dict) else mode
 
     def mode_for(self, transformation: str) -> str:
-        return self.modes.get(transformation, self.modes["default"])
+        return by_transformation(self.mode, transformation, "find_all")
 
     def check(self, *, source_text, follow_up, source_prediction, follow_up_prediction, expected):
         want: Counter = Counter()
