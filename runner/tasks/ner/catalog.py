@@ -543,8 +543,9 @@ ATTACKS.add(
     params={
         **_ATTACK_COMMON,
         "importance": {"enum": ["auto", "logits", "span_scores", "labels"], "default": "auto",
-                       "description": "How words are ranked: logits (hf), span_scores (an http "
-                                      "response.score), labels (black-box: share of the entity's "
+                       "description": "How words are ranked: logits (label scores per word: "
+                                      "hf's logits, spaCy's beam probabilities), span_scores "
+                                      "(an http response.score), labels (black-box: share of the entity's "
                                       "words a deletion mislabels); auto = the richest the "
                                       "system gives."},
         "candidates": {"enum": ["wordnet", "masked_lm", "vectors", "vectors_file", "lm"],
@@ -553,6 +554,7 @@ ATTACKS.add(
                                       "spaCy pipeline's vectors, a word-vector text file (e.g. "
                                       "counter-fitted Paragram-SL999, the paper's) or the LM."},
         "masked_lm": _MASKED_LM, "vectors": _VECTORS, "lm": _LM, "lm_wordnet": _LM_WORDNET,
+        "lm_rescore": _LM_RESCORE,
         "vectors_file": {"type": ["string", "null"], "default": None,
                          "description": "Word-vector text file for candidates: vectors_file "
                                         "(relative to the suite)."},

@@ -38,6 +38,8 @@ class Attack:
         d = {"type": self.name, **self.params}
         if self.uses_importance:
             d["importance_used"] = self.importance
+            if self.importance == "logits":
+                d["word_scores"] = getattr(self.sut, "word_score_kind", "logits")
         return d
 
     def models(self) -> list[dict[str, Any]]:

@@ -7,12 +7,14 @@ paper's query count measures the attack, the cache statistics measure the cost.
 
 Three kinds of answer, chosen once per run (``importance`` in results.json says which):
 
-- ``logits``: the system gives every label's raw score per word (``hf``: the token classifier's
-  logits, aggregated per word as its labels are). Breaking BERT's importance (eq. 1) uses them.
+- ``logits``: the system gives every label's score per word (``hf``: the token classifier's raw
+  logits, aggregated per word as its labels are; ``spacy``: the probability of each reading of
+  each token over the entity recogniser's beam search). Breaking BERT's importance (eq. 1) uses
+  them.
 - ``span_scores``: the system gives one score per predicted entity (flair; an ``http`` endpoint
   with a ``response.score`` path). A word inside an entity scores its label with the entity's score;
   every other label scores 0.
-- ``labels``: labels only (spaCy, Azure, AWS, or any system without scores). The importance is
+- ``labels``: labels only (Azure, AWS, or any system without scores; spaCy when asked). The importance is
   black-box (see :mod:`runner.tasks.ner.attacks.context`).
 """
 from __future__ import annotations

@@ -7,7 +7,8 @@ from typing import Any
 from runner.text.changes import segments
 
 IMPORTANCE_TEXT = {
-    "logits": "logits (the system's label scores per word, Breaking BERT eq. 1)",
+    "logits": "the system's label scores per word (Breaking BERT eq. 1; hf: its logits, spaCy: "
+              "its beam search's probabilities)",
     "span_scores": "entity scores returned by the system (one score per predicted entity)",
     "labels": "black-box (labels only): the share of the entity's words a deletion mislabels, "
               "ties broken by distance to the entity",

@@ -56,7 +56,8 @@ class AttackStage:
                 source = make_source(params.pop("candidates"), masked_lm=params.pop("masked_lm"),
                                      vectors=params.pop("vectors"), device=device, fp16=fp16,
                                      batch_size=batch, vectors_file=params.pop("vectors_file"),
-                                     lm=params.pop("lm"), lm_wordnet=params.pop("lm_wordnet"))
+                                     lm=params.pop("lm"), lm_wordnet=params.pop("lm_wordnet"),
+                                     lm_rescore=params.pop("lm_rescore"))
                 params["synonyms"] = SynonymFinder(
                     source, similarity, load_spacy(params.pop("tagger")),
                     max_candidates=params.pop("max_candidates"),

@@ -105,6 +105,7 @@ def _hint(model: str) -> str:
 
 class HuggingFaceNER(NERSystem):
     name = "hf"
+    word_score_kind = "logits"
 
     def __init__(self, *, model: str, revision: str | None = None, aggregation: str = "first",
                  max_length: int = 512, fp16: bool = False, device: str = "cpu",
