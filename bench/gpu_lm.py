@@ -306,10 +306,15 @@ def replay(args: argparse.Namespace) -> None:
                     "cpu": platform.processor() or platform.machine(),
                     "cpu_cores": os.cpu_count(), "python": platform.python_version(),
                     "torch": torch.__version__}}
-    for bs in args.batch_size:
+    from runner.models import cuda_graphs
+
+    for bs, graphs in [(b, g) for b in args.batch_size for g in args.cuda_graphs]:
         t0 = time.perf_counter()
         lm = get_lm(args.model, device=args.device, fp16=fp16, batch_size=bs)
         load = time.perf_counter() - t0
+        # the same model with and without CUDA graphs (the capture is part of the warm-up)
+        lm._graphed = (cuda_graphs.GraphedForward(lm._base, lm.pad_id)
+                       if graphs == "on" and cuda and lm._base is not None else None)
         answers, counts = replay_once(lm, work, known, stop)        # warm-up (and checked)
         check = compare(work, answers)
         lm._state_cache.clear()
@@ -327,6 +332,7 @@ def replay(args: argparse.Namespace) -> None:
         seconds = (ended - started) / args.repeat
         busy = sampler.busy(started, ended) if sampler is not None else None
         row = {"batch_size": bs, "dtype": lm.dtype, "load_s": round(load, 2),
+               "cuda_graphs": lm.describe().get("cuda_graphs", "off"),
                "lm_seconds": round(seconds, 3), **counts,
                "texts_scored_per_s": round(counts["texts"] / seconds, 1),
                "slots_per_s": round(counts["slots"] / seconds, 1),
@@ -344,12 +350,13 @@ def replay(args: argparse.Namespace) -> None:
     print()
     print(f"{work['sources']} sources; the suite tested {lm_tested} follow-ups the LM proposed "
           f"and judged, {all_tested} in all; on {info['device']}:")
-    print("| batch | dtype | LM s | texts scored/s | LM-judged tested/s | all tested/s "
-          "| GPU busy |")
-    print("|--:|---|--:|--:|--:|--:|--:|")
+    print("| batch | CUDA graphs | dtype | LM s | texts scored/s | LM-judged tested/s "
+          "| all tested/s | GPU busy |")
+    print("|--:|---|---|--:|--:|--:|--:|--:|")
     for r in rows:
         busy = "n/a" if r["gpu_busy_percent"] is None else f"{r['gpu_busy_percent']:.0f} %"
-        print(f"| {r['batch_size']} | {r['dtype']} | {r['lm_seconds']:.2f} | "
+        print(f"| {r['batch_size']} | {r.get('cuda_graphs', 'off')} | {r['dtype']} | "
+              f"{r['lm_seconds']:.2f} | "
               f"{r['texts_scored_per_s']:.0f} | {r['lm_tested_follow_ups_per_s']:.0f} | "
               f"{r['all_tested_follow_ups_per_s']:.0f} | {busy} |")
     if args.save:
@@ -371,6 +378,8 @@ def main() -> None:
     p.add_argument("--model", default="smollm2", help="smollm2, a .gguf path or a causal LM")
     p.add_argument("--batch-size", type=int, nargs="+", default=[32])
     p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--cuda-graphs", nargs="+", choices=("on", "off"), default=["on"],
+                   help="replay with the LM's CUDA graphs, without, or both (one model)")
     p.add_argument("--save", help="write the figures to this JSON file")
     p.add_argument("--precision", action="store_true",
                    help="also score every text in float32 and say how far bfloat16 is from it")

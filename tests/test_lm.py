@@ -437,3 +437,74 @@ def test_gpu_chunks_fill_a_token_budget_in_length_order():
         assert len(c) <= 32 or len(c) * max(lengths[i] for i in c) <= GPU_PASS_TOKENS
     assert len(chunks) < 10                                   # not 157 chunks of 32
     assert gpu_chunks([10_000] * 40, 32)[0] == list(range(32))  # batch_size rows at least
+
+
+class _EagerGraph:
+    """Stands in for a captured CUDA graph on the CPU: a replay runs the pass on the static
+    inputs into the static output, as the graph would."""
+
+    def __init__(self, base, s_ids, s_mask, out):
+        self.base, self.s_ids, self.s_mask, self.out = base, s_ids, s_mask, out
+
+    def replay(self):
+        with torch.inference_mode():
+            self.out.copy_(self.base(input_ids=self.s_ids, attention_mask=self.s_mask,
+                                     use_cache=False)[0])
+
+
+def test_graphed_pass_pads_to_its_bucket_and_gives_the_eager_states(llama_dir, monkeypatch):
+    """The CUDA-graph path (runner.models.cuda_graphs) pads rows to a power of two and tokens
+    to a multiple of 32 and passes a 4-D causal-and-padding mask: the real positions' states
+    are the eager pass's, and a shape is captured once. The capture is replaced by an eager
+    stand-in (no GPU here); on a GPU bench/gpu_lm.py replays with and without graphs."""
+    from runner.models import cuda_graphs
+    from runner.models.loading import pad_batch
+
+    lm = models.get_lm(str(llama_dir), device="cpu", batch_size=4)
+    graphed = cuda_graphs.GraphedForward(lm._base, lm.pad_id)
+    captured = []
+
+    def capture(rows, length, device):
+        s_ids = torch.full((rows, length), lm.pad_id, dtype=torch.long)
+        s_mask = graphed._causal(length, device)[None, None].expand(rows, 1, length,
+                                                                    length).clone()
+        out = torch.zeros(rows, length, lm._base.config.hidden_size)
+        captured.append((rows, length))
+        return s_ids, s_mask, out, _EagerGraph(lm._base, s_ids, s_mask, out)
+
+    monkeypatch.setattr(graphed, "_capture", capture)
+    rows = [[lm.start_id] + ids for ids in lm._ids_many([s for s, _, _ in SLOTS[:3]])]
+    ids, att = pad_batch(rows, lm.pad_id, "cpu")
+    with torch.inference_mode():
+        eager = lm._base(input_ids=ids, attention_mask=att, use_cache=False)[0]
+        got = graphed(ids, att)
+        again = graphed(ids.flip(0), att.flip(0))     # the same bucket: no new capture
+    assert captured == [(4, 32)] and graphed.replays == 2
+    assert got.shape == eager.shape
+    for n, r in enumerate(rows):
+        assert torch.allclose(got[n, :len(r)], eager[n, :len(r)], atol=1e-5)
+    for n, r in enumerate(rows):
+        assert torch.allclose(again[len(rows) - 1 - n, :len(r)], eager[n, :len(r)], atol=1e-5)
+    assert "1 shape(s) captured" in graphed.describe()["cuda_graphs"]
+    assert not cuda_graphs.wanted("cpu")
+    monkeypatch.setenv("MTRUN_CUDA_GRAPHS", "0")
+    assert not cuda_graphs.wanted("cuda:0")
+
+
+def test_a_failed_capture_leaves_the_eager_pass(llama_dir, monkeypatch):
+    from runner.models import cuda_graphs
+
+    lm = models.get_lm(str(llama_dir), device="cpu", batch_size=4)
+    graphed = cuda_graphs.GraphedForward(lm._base, lm.pad_id)
+
+    def fail(*a):
+        raise RuntimeError("operation not permitted when stream is capturing")
+
+    monkeypatch.setattr(graphed, "_capture", fail)
+    lm._graphed = graphed
+    texts = [s for s, _, _ in SLOTS[:3]]
+    scores = lm.score(texts)
+    assert graphed.failed.startswith("RuntimeError") and graphed(None, None) is None
+    assert "off (RuntimeError" in lm.describe()["cuda_graphs"]
+    lm._graphed = None
+    assert lm.score(texts) == scores

@@ -42,6 +42,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Sequence
 
+from runner.models import cuda_graphs
 from runner.models.gguf import OFFLINE_LM  # noqa: F401  (the offline default)
 from runner.models.loading import LoadedModel, cpu_workers, gpu_chunks, map_chunks, pad_batch
 from runner.models.mlm import _order_by_length
@@ -85,6 +86,9 @@ class CausalLM(LoadedModel):
         # sentence, at most 1,024 sentences.
         self._state_cache: dict[tuple[int, ...], Any] = {}
         self._cache_lock = threading.Lock()
+        self._graphed: Any = None
+        if self._base is not None and cuda_graphs.wanted(self.device):
+            self._graphed = cuda_graphs.GraphedForward(self._base, self.pad_id)
 
     @property
     def vocab(self) -> _Vocab:
@@ -93,8 +97,8 @@ class CausalLM(LoadedModel):
         return self._vocab
 
     def describe(self) -> dict[str, Any]:
-        return {**super().describe(), "backend": f"causal_lm:{self.model_class}",
-                "kind": self.kind}
+        d = {**super().describe(), "backend": f"causal_lm:{self.model_class}", "kind": self.kind}
+        return {**d, **self._graphed.describe()} if self._graphed is not None else d
 
     def _ids(self, text: str) -> list[int]:
         return self._ids_many([text])[0]
@@ -126,6 +130,9 @@ class CausalLM(LoadedModel):
         (padding never, and in slices: a 49k-word vocabulary over a whole batch would take
         gigabytes); otherwise ``states`` are the logits and ``project`` None."""
         if self._base is not None:
+            states = self._graphed(ids, att) if self._graphed is not None else None
+            if states is not None:                   # on a GPU: a CUDA graph of the pass
+                return states, self._head, None
             out = self._base(input_ids=ids, attention_mask=att, use_cache=False)
             return out[0], self._head, out
         out = self.model(input_ids=ids, attention_mask=att, use_cache=False)
