@@ -329,7 +329,9 @@ def _speed_default() -> str:
 @figures("gpu-lm")
 def _gpu_lm() -> str:
     rec = _load("gpu_lm_h200.json")
-    work, r, prec = rec["work"], rec["rows"][0], rec["precision"]
+    work, prec = rec["work"], rec["precision"]
+    r = next(x for x in rec["rows"] if x.get("cuda_graphs", "off") != "off")
+    off = next((x for x in rec["rows"] if x.get("cuda_graphs", "off") == "off"), None)
     lm_tested = work["tested"]["token_mlm"] + work["tested"]["phrase_np"]
     half, cpu = prec["this_device_bfloat16_vs_float32"], prec[
         "cpu_record_bfloat16_vs_this_device_float32"]
@@ -342,8 +344,19 @@ def _gpu_lm() -> str:
             f"{r['texts_scored_per_s']:,.0f} texts scored a second, "
             f"{r['lm_tested_follow_ups_per_s']:,.0f} LM-judged follow-ups tested a second, "
             f"{r['all_tested_follow_ups_per_s']:,.0f} of all the tested follow-ups, the GPU busy "
-            f"{r['gpu_busy_percent']:.0f} % of that time (`nvidia-smi`, {r['samples']} samples). "
-            f"Against float32 on the same GPU, its bfloat16 scores differ by "
+            f"{r['gpu_busy_percent']:.0f} % of that time (`nvidia-smi`, {r['samples']} samples), "
+            f"its passes replayed as CUDA graphs ({r['cuda_graphs']})."
+            + (f" The same work with the passes launched layer by layer (`MTRUN_CUDA_GRAPHS=0`): "
+               f"{off['lm_seconds']:.2f} s, {off['lm_tested_follow_ups_per_s']:,.0f} LM-judged "
+               f"follow-ups tested a second, the GPU busy {off['gpu_busy_percent']:.0f} %; the "
+               f"same proposals and filter decisions against the CPU's "
+               f"({off['against_cpu']['proposals_identical']:,} and "
+               f"{r['against_cpu']['proposals_identical']:,} slots' lists identical, "
+               f"{off['against_cpu']['filter_decisions_differing']} and "
+               f"{r['against_cpu']['filter_decisions_differing']} decisions differing)."
+               if off else "")
+            + " "
+            f"Against float32 on the same GPU, bfloat16 scores differ by "
             f"{half['mean_abs']:.3f} nats a token on average and change {half['differing']} of "
             f"{half['filter_decisions']:,} decisions of the syntactic filter; the CPU's bfloat16 "
             f"(which the thresholds were chosen on) by {cpu['mean_abs']:.3f} and "
