@@ -96,7 +96,7 @@ class Engine:
             params = {k: v for k, v in t.items() if k not in ("type", "name")}
             params = self.task.transformation_params(self.suite, t, params)
             entry = TRANSFORMATIONS.get(t["type"])
-            if entry.extra.get("models"):
+            if _uses_models(entry, t):
                 params["device"] = cfg["device"]
                 self.log(f"loading models for {t['type']}")
             transformation = entry.factory(**params)
@@ -121,7 +121,7 @@ class Engine:
             cls = FILTERS.get(f["type"]).component_class()
             known = cls.known_before_built(params) if hasattr(cls, "known_before_built") else {}
             self.filters.append(loader.defer(make_filter, known))
-        if self.filters or any(TRANSFORMATIONS.get(t["type"]).extra.get("models")
+        if self.filters or any(_uses_models(TRANSFORMATIONS.get(t["type"]), t)
                                for t in cfg["transformations"]):
             def device() -> None:
                 self.device = resolve_device(cfg["device"])
@@ -537,3 +537,10 @@ def sources_per_batch(cfg: dict[str, Any]) -> int:
     from runner.models.loading import resolve_device
 
     return 256 if resolve_device(str(cfg.get("device", "auto"))).startswith("cuda") else 32
+
+
+def _uses_models(entry: Any, params: dict[str, Any]) -> bool:
+    """Whether a transformation loads models (its catalog entry's ``models``: a flag, or a
+    function of its parameters: MR-R1 loads an LM only when given one)."""
+    models = entry.extra.get("models")
+    return bool(models(params) if callable(models) else models)

@@ -63,6 +63,57 @@ def test_r1_not_applicable_without_candidate_or_for_a_pronoun():
     assert r1.generate(src, REPrediction("per:spouse"), RNG) == []   # "She" kept, no other name
 
 
+def test_r1_with_an_lm_keeps_the_replacements_that_fit_the_sentence_best(monkeypatch):
+    """lm_sample drawn, ranked by the LM's fit (the module's context_fit, scripted here: a
+    woman's name fits "her husband" better), the best follow_ups kept with their drop."""
+    from runner.tasks.re import lm_fit
+
+    text = "Anna Berg and her husband Tom Brandt moved to Paris."
+    src = source(text, "Anna Berg", "PERSON", "Tom Brandt", "PERSON")
+    women = {"Laura Chen": -1.0, "Maria Rossi": -2.0, "Eva Lind": -4.0}
+    calls = []
+
+    def fit(lm, items):
+        calls.append(items)
+        return [0.0 if t[s:e] == "Anna Berg" else women.get(t[s:e], -9.0) for t, s, e in items]
+
+    monkeypatch.setattr(lm_fit, "context_fit", fit)
+    pool = EntityPool({"PERSON": ["Laura Chen", "Maria Rossi", "Eva Lind", "Sara Holm"]})
+    r1 = SameTypeEntity(pool=pool, arguments=["head"], follow_ups=2, lm_sample=8,
+                        fit=False, lm_model=object())
+    ups = gen(r1, src, "per:spouse")
+    assert [u.meta["replacement"] for u in ups] == ["Laura Chen", "Maria Rossi"]
+    assert [u.meta["lm_fit_drop"] for u in ups] == [1.0, 2.0]
+    assert len(calls) == 1 and calls[0][0] == (text, 0, 9) and len(calls[0]) == 5
+    # without an LM: drawn at random, no drop recorded
+    plain = gen(SameTypeEntity(pool=pool, arguments=["head"], follow_ups=2, fit=False),
+                src, "per:spouse")
+    assert len(plain) == 2 and all("lm_fit_drop" not in u.meta for u in plain)
+
+
+def test_context_fit_adds_the_names_lift_and_the_words_after_it(tmp_path):
+    """On a tiny random Llama: the fit is Σ log p of the name's tokens in the sentence, less
+    Σ log p of the name alone, plus Σ log p of the tokens after it (checked against the LM's
+    own sentence scores)."""
+    from runner import models
+    from runner.tasks.re.lm_fit import _token_log_probs, context_fit
+    from tests.test_lm import _save_llama
+
+    folder = _save_llama(tmp_path / "llama")
+    lm = models.get_lm(str(folder), device="cpu", batch_size=4)
+    text = "the cat sat on the mat"
+    start, end = 4, 7
+    [got] = context_fit(lm, [(text, start, end)])
+    whole, _ = lm.log_probs([text])[0]
+    enc = lm.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+    before = sum(1 for a, b in enc["offset_mapping"] if b <= start)    # the tokens of "the "
+    [lps] = _token_log_probs(lm, [[lm.start_id] + enc["input_ids"]])
+    assert abs(sum(lps) - whole) < 1e-4
+    alone = lm.log_probs([text[start:end]])[0][0]
+    assert abs(got - (sum(lps[before:]) - alone)) < 1e-4
+    models.clear()
+
+
 # -- MR-R2 ---------------------------------------------------------------------------------------
 class FakeGazetteer:
     from runner.tasks.re.gazetteer import CityInfo, Place

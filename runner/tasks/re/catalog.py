@@ -120,7 +120,7 @@ _NAMES = {"type": "object", "additionalProperties": {"type": "array", "items": {
           "default": {}, "description": "Entity type → extra names (besides the corpus's)."}
 
 TRANSFORMATIONS.add(
-    "same_type_entity", lazy("runner.tasks.re.transforms:SameTypeEntity"),
+    "same_type_entity", lazy("runner.tasks.re.same_type:SameTypeEntity"),
     title="An argument replaced by another of its type",
     violation="putting another entity of the same type in the pair changed the relation found",
     description="MR-R1: head (tail) replaced by another entity of the same type (corpus + "
@@ -139,8 +139,23 @@ TRANSFORMATIONS.add(
             "shaped_types": {"type": "array", "items": {"type": "string"},
                              "default": ["DATE", "NUMBER", "DURATION"],
                              "description": "With fit: types replaced only by a mention "
-                                            "written the same way (digits and letters)."}},
+                                            "written the same way (digits and letters)."},
+            "lm": {"type": ["string", "null"], "default": None,
+                   "description": "Causal LM that judges how well each replacement fits its "
+                                  "sentence (e.g. 'smollm2', the embedded SmolLM2-135M): "
+                                  "lm_sample replacements that pass `fit` are drawn and the "
+                                  "follow_ups that fit best are kept (log p of the name after "
+                                  "the words before it, less log p of the name alone, plus log "
+                                  "p of the words after it; results: lm_fit_drop); null: drawn "
+                                  "at random."},
+            "lm_sample": {"type": "integer", "minimum": 1, "maximum": 100, "default": 8,
+                          "description": "With lm: replacements drawn per argument for the LM "
+                                         "to rank."},
+            "fp16": {"type": "boolean", "default": True,
+                     "description": "With lm: bfloat16 layers on a CPU (as the other suites' "
+                                    "LM), half precision on a GPU."}},
     relation="identical", max_per_source=lambda p: 2 * int(p.get("follow_ups", 1)),
+    models=lambda p: bool(p.get("lm")),
 )
 TRANSFORMATIONS.add(
     "coarser_entity", lazy("runner.tasks.re.transforms:CoarserEntity"),

@@ -199,78 +199,6 @@ def replace_argument(source: RESource | REInput, role: str, new_text: str, new_t
     return REInput(target, head, tail), edit
 
 
-# -- MR-R1 ---------------------------------------------------------------------------------------
-class SameTypeEntity(RETransformation):
-    """MR-R1: the head (tail) replaced by another entity of the same type, drawn from the corpus's
-    arguments and the suite's gazetteer → the same relation. Pronouns are not replaced (a name
-    in place of "his" is not a sentence). With ``fit`` (default) the replacement must fit the
-    slot (:mod:`runner.tasks.re.fit`): a person of the original's gender (first name, else the
-    sentence's pronouns), an organisation of the kind the source's relation needs (a school
-    for per:schools_attended) or else of the original's kind (a company for a company; one of
-    unknown kind is not replaced), a date or number by one written the same way; a mention
-    with one word is replaced by one word, a longer one by a longer one."""
-
-    name = "same_type_entity"
-    mr = "MR-R1"
-
-    def __init__(self, *, pool: EntityPool | None = None, follow_ups: int = 1,
-                 arguments: Sequence[str] = ("head", "tail"),
-                 gazetteer: dict[str, list[str]] | None = None, fit: bool = True,
-                 person_type: str = "PERSON", organization_type: str = "ORGANIZATION",
-                 shaped_types: Sequence[str] = ("DATE", "NUMBER", "DURATION"),
-                 **kw: Any) -> None:
-        super().__init__(follow_ups=follow_ups, arguments=list(arguments),
-                         gazetteer=gazetteer or {}, fit=fit, shaped_types=list(shaped_types),
-                         **kw)
-        self.pool = pool or EntityPool(gazetteer)
-        self.follow_ups = follow_ups
-        self.arguments = _roles(arguments)
-        self.fit = fit
-        self.person_type, self.organization_type = person_type, organization_type
-        self.shaped_types = frozenset(shaped_types)
-
-    def _fitting(self, source: RESource, role: str, arg: Argument, relation: str,
-                 pool: list[str]) -> tuple[list[str], str | None]:
-        """The candidates that fit the slot, and what they had to be."""
-        if not self.fit:
-            return pool, None
-        from runner.tasks.re import fit
-
-        mention = arg.text_in(source.text)
-        one_word = len(mention.split()) == 1
-        pool = [c for c in pool if (len(c.split()) == 1) == one_word]
-        if arg.type == self.person_type:
-            judged = [(c, fit.person_fits(source.text, arg, c)) for c in pool]
-        elif arg.type == self.organization_type:
-            judged = [(c, fit.org_fits(mention, role, relation, c)) for c in pool]
-        elif arg.type in self.shaped_types:
-            judged = [(c, fit.shape_fits(mention, c)) for c in pool]
-        else:
-            return pool, None
-        why = judged[0][1][1] if judged else None
-        return [c for c, (ok, _) in judged if ok], why
-
-    def _generate(self, source, prediction, rng, doc):
-        out = []
-        for role in self.arguments:
-            arg = getattr(source, role)
-            mention = arg.text_in(source.text)
-            if _is_pronoun(source.text, arg):
-                continue
-            other = (source.tail if role == "head" else source.head).text_in(source.text)
-            pool = [c for c in self.pool.candidates(arg.type)
-                    if c != mention and not _word_occurrences(source.text, c)
-                    and not set(c.split()) & set(other.split())]
-            pool, why = self._fitting(source, role, arg, prediction.label, pool)
-            for cand in rng.sample(pool, min(self.follow_ups, len(pool))):
-                made = replace_argument(source, role, cand, arg.type)
-                if made:
-                    meta = {"fit": why} if why else {}
-                    out.append(self._follow_up(*made, prediction.label, argument=role,
-                                               original=mention, replacement=cand, **meta))
-        return out
-
-
 # -- MR-R2 ---------------------------------------------------------------------------------------
 class CoarserEntity(RETransformation):
     """MR-R2: a CITY argument replaced by its state (US cities) or country from the offline
@@ -589,6 +517,8 @@ class SharedTailComposition(Composition):
     mr = "MR-C2"
     shared = "tail"
 
+
+from runner.tasks.re.same_type import SameTypeEntity  # noqa: E402  (MR-R1; it imports this module)
 
 TRANSFORMATIONS: dict[str, type[RETransformation]] = {
     t.name: t for t in (SameTypeEntity, CoarserEntity, CoRelatedEntity, CoreferentMention,
