@@ -285,6 +285,11 @@ for _name in ("re-mr-table-readme", "re-mr-table", "re-classifier", "re-textacy-
     BLOCKS[_name] = _re_block(_name)
 
 
+@figures("re-r1-lm")
+def _re_r1_lm() -> str:
+    return _bench_module("re_r1_lm").table()
+
+
 @figures("ner-lm-yield")
 def _ner_lm_yield() -> str:
     module = _bench_module("ner_lm_yield")

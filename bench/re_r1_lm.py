@@ -1,0 +1,125 @@
+"""MR-R1 with and without the language model's fit (``lm: smollm2``), side by side, and the
+violations drawn from both to be read blind.
+
+    python bench/re_r1_lm.py draw OFF_RUN ON_RUN [--n 20] [--seed 13]
+        runs of bench/re_r1_off.yaml and bench/re_r1_on.yaml (Re-DocRED dev documents 250-499,
+        which nothing was tuned on); writes bench/reads/re_r1.blind.json (the drawn violations
+        of both, shuffled together, no run named) and bench/reads/re_r1.key.json (which run
+        each came from, and both runs' counts)
+    python bench/re_r1_lm.py
+        the table, once bench/reads/re_r1.first.json and .second.json hold the two readers'
+        marks ({"marks": [{"id", "real": true|false}]}); also what the docs block prints
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+READS = ROOT / "bench" / "reads"
+sys.path.insert(0, str(ROOT / "bench"))
+
+from re_draw_violations import EXPECTS, label, marked  # noqa: E402
+
+
+def _run(run: Path) -> dict:
+    results = json.loads((run / "results.json").read_text(encoding="utf-8"))
+    row = next(r for r in results["summary"] if r["transformation"] ==
+               "same_type_entity")
+    cases = [json.loads(line) for line in (run / "cases.jsonl").open(encoding="utf-8")]
+    fails = [c for c in cases if c["verdict"]["outcome"] == "fail"]
+    return {"suite": results["suite"]["name"], "sources": row["sources"],
+            "follow_ups": row["follow_ups"], "violations": row["violations"],
+            "per_100_sources": row["violations_per_100_sources"],
+            "seconds": results["run"]["duration_s"],
+            "candidates_seconds": results["run"]["stages"].get("candidates: same_type_entity"),
+            "fails": fails}
+
+
+def draw(off: Path, on: Path, n: int, seed: int) -> None:
+    runs = {"off": _run(off), "on": _run(on)}
+    rng = random.Random(seed)
+    items, key = [], {}
+    for name, r in runs.items():
+        for c in rng.sample(r["fails"], min(n, len(r["fails"]))):
+            items.append((name, c))
+    rng.shuffle(items)
+    blind = []
+    for k, (name, c) in enumerate(items, 1):
+        item_id = f"r1-{k:02d}"
+        key[item_id] = {"run": name, "case": c["id"]}
+        fu = c["follow_up"]
+        blind.append({"id": item_id,
+                      "source": marked(c["source"]), "source_answer": label(c["source"]),
+                      "follow_up": marked(fu), "follow_up_answer": label(fu),
+                      "replaced": f"{fu['meta']['original']} -> {fu['meta']['replacement']}",
+                      "expectation": EXPECTS["identical"]})
+    READS.mkdir(exist_ok=True)
+    (READS / "re_r1.blind.json").write_text(json.dumps(
+        {"rule": "real = the system's answer is wrong on the source or on the follow-up, and "
+                 "the follow-up is a fair, natural sentence in which the relation between HEAD "
+                 "and TAIL is the source's; false = the follow-up changed what the sentence "
+                 "says of the pair (a replacement that does not fit its slot, a sentence that "
+                 "no longer reads) or both answers are right",
+         "items": blind}, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    counts = {k: {m: v for m, v in r.items() if m != "fails"} for k, r in runs.items()}
+    (READS / "re_r1.key.json").write_text(json.dumps(
+        {"command": "python bench/re_r1_lm.py draw " + " ".join(sys.argv[2:]),
+         "runs": counts, "key": key}, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps(counts, indent=1))
+    print(f"drew {len(blind)} violations into {READS / 're_r1.blind.json'}")
+
+
+def table() -> str:
+    key = json.loads((READS / "re_r1.key.json").read_text(encoding="utf-8"))
+    marks = {}
+    for reader in ("first", "second"):
+        data = json.loads((READS / f"re_r1.{reader}.json").read_text(encoding="utf-8"))
+        marks[reader] = {m["id"]: bool(m["real"]) for m in data["marks"]}
+    rows = ["| MR-R1 | follow-ups | violations | per 100 sources | read | real (first / "
+            "second) | validity (first / second) | real per 100 sources (first / second) | "
+            "agreement |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|"]
+    for name, what in (("off", "as shipped (drawn at random among those that fit)"),
+                       ("on", "ranked by the LM's fit (`lm: smollm2`)")):
+        r = key["runs"][name]
+        ids = [i for i, k in key["key"].items() if k["run"] == name]
+        real = {rd: sum(marks[rd][i] for i in ids) for rd in marks}
+        agree = sum(marks["first"][i] == marks["second"][i] for i in ids)
+        val = {rd: real[rd] / len(ids) for rd in real}
+        per = {rd: r["per_100_sources"] * val[rd] for rd in val}
+        rows.append(f"| {what} | {r['follow_ups']:,} | {r['violations']:,} | "
+                    f"{r['per_100_sources']:.1f} | {len(ids)} | {real['first']} / "
+                    f"{real['second']} | {100 * val['first']:.0f} % / {100 * val['second']:.0f} % "
+                    f"| {per['first']:.1f} / {per['second']:.1f} | {agree}/{len(ids)} |")
+    src = key["runs"]["on"]["sources"]
+    off, on = key["runs"]["off"], key["runs"]["on"]
+    return ("\n".join(rows) + f"\n\nOn {src:,} pairs of Re-DocRED's dev documents 250–499 "
+            f"(`bench/re_r1_off.yaml`, `bench/re_r1_on.yaml`); the violations drawn from both "
+            f"runs, shuffled together, read by two readers, the second blind "
+            f"(`bench/reads/re_r1.*`; drawn with `{key['command']}`). Real per 100 sources: "
+            f"violations per 100 sources × the share read real. The runs took {off['seconds']:.0f} s "
+            f"and {on['seconds']:.0f} s on two CPU cores, {off['candidates_seconds']:.0f} s and "
+            f"{on['candidates_seconds']:.0f} s of them making R1's follow-ups.")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd")
+    d = sub.add_parser("draw")
+    d.add_argument("off", type=Path)
+    d.add_argument("on", type=Path)
+    d.add_argument("--n", type=int, default=20)
+    d.add_argument("--seed", type=int, default=13)
+    args = ap.parse_args()
+    if args.cmd == "draw":
+        draw(args.off, args.on, args.n, args.seed)
+    else:
+        print(table())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
