@@ -85,6 +85,14 @@ def test_r1_with_an_lm_keeps_the_replacements_that_fit_the_sentence_best(monkeyp
     assert [u.meta["replacement"] for u in ups] == ["Laura Chen", "Maria Rossi"]
     assert [u.meta["lm_fit_drop"] for u in ups] == [1.0, 2.0]
     assert len(calls) == 1 and calls[0][0] == (text, 0, 9) and len(calls[0]) == 5
+    # no replacement fits more than lm_max_drop (3 nats by default) worse than the original
+    three = SameTypeEntity(pool=pool, arguments=["head"], follow_ups=3, fit=False,
+                           lm_model=object())
+    assert [u.meta["replacement"] for u in gen(three, src, "per:spouse")] == ["Laura Chen",
+                                                                              "Maria Rossi"]
+    loose = SameTypeEntity(pool=pool, arguments=["head"], follow_ups=3, fit=False,
+                           lm_max_drop=None, lm_model=object())
+    assert len(gen(loose, src, "per:spouse")) == 3
     # without an LM: drawn at random, no drop recorded
     plain = gen(SameTypeEntity(pool=pool, arguments=["head"], follow_ups=2, fit=False),
                 src, "per:spouse")

@@ -151,6 +151,12 @@ TRANSFORMATIONS.add(
             "lm_sample": {"type": "integer", "minimum": 1, "maximum": 100, "default": 8,
                           "description": "With lm: replacements drawn per argument for the LM "
                                          "to rank."},
+            "lm_max_drop": {"type": ["number", "null"], "default": 3.0,
+                            "description": "With lm: no replacement whose fit is more than this "
+                                           "below the original's (nats); chosen on the tuning "
+                                           "part of the Re-DocRED pairs (docs/pages/re.md); "
+                                           "null: the best-fitting are kept whatever their "
+                                           "drop."},
             "fp16": {"type": "boolean", "default": True,
                      "description": "With lm: bfloat16 layers on a CPU (as the other suites' "
                                     "LM), half precision on a GPU."}},

@@ -30,11 +30,13 @@ class SameTypeEntity(RETransformation):
                  gazetteer: dict[str, list[str]] | None = None, fit: bool = True,
                  person_type: str = "PERSON", organization_type: str = "ORGANIZATION",
                  shaped_types: Sequence[str] = ("DATE", "NUMBER", "DURATION"),
-                 lm: str | None = None, lm_sample: int = 8, device: str = "auto",
+                 lm: str | None = None, lm_sample: int = 8, lm_max_drop: float | None = 3.0,
+                 device: str = "auto",
                  fp16: bool = True, lm_model: Any = None, **kw: Any) -> None:
         super().__init__(follow_ups=follow_ups, arguments=list(arguments),
                          gazetteer=gazetteer or {}, fit=fit, shaped_types=list(shaped_types),
-                         lm=lm, lm_sample=lm_sample, **kw)
+                         lm=lm, lm_sample=lm_sample,
+                         **({"lm_max_drop": lm_max_drop} if lm else {}), **kw)
         self.pool = pool or EntityPool(gazetteer)
         self.follow_ups = follow_ups
         self.arguments = _roles(arguments)
@@ -42,6 +44,7 @@ class SameTypeEntity(RETransformation):
         self.person_type, self.organization_type = person_type, organization_type
         self.shaped_types = frozenset(shaped_types)
         self.lm_sample = lm_sample
+        self.lm_max_drop = lm_max_drop
         self.lm = lm_model
         if self.lm is None and lm:
             from runner.models import get_lm
@@ -95,7 +98,8 @@ class SameTypeEntity(RETransformation):
         """With an LM (``lm``), the replacements drawn for every argument of the batch are
         judged in one call (:func:`runner.tasks.re.lm_fit.context_fit`): each argument keeps
         the ``follow_ups`` that fit its sentence best, the LM's drop in fit from the original
-        recorded (``lm_fit_drop``)."""
+        recorded (``lm_fit_drop``), none whose drop exceeds ``lm_max_drop`` (a sentence that
+        names the original again — an alias, a surname, an acronym — fits no other name)."""
         plans = [self._choices(i.source, i.prediction, i.rng) for i in items]
         drops: dict[tuple[int, int], list[float]] = {}
         if self.lm is not None:
@@ -122,6 +126,8 @@ class SameTypeEntity(RETransformation):
                 scored = [(c, None) for c in cands]
                 if (n, m) in drops:
                     scored = sorted(zip(cands, drops[(n, m)]), key=lambda x: x[1])
+                    if self.lm_max_drop is not None:
+                        scored = [x for x in scored if x[1] <= self.lm_max_drop]
                 for cand, drop in scored[:self.follow_ups]:
                     made = replace_argument(item.source, role, cand, arg.type)
                     if made:
