@@ -16,11 +16,14 @@ All texts go to the model in batched passes (:mod:`runner.models.lm`).
 from __future__ import annotations
 
 import re
+import weakref
 from typing import Any, Sequence
 
 LEFT_WORDS = 12
 RIGHT_WORDS = 8
 _WORD = re.compile(r"\S+")
+_ALONE: "weakref.WeakKeyDictionary[Any, dict[str, float]]" = weakref.WeakKeyDictionary()
+# model → name → Σ log p of the name alone
 
 
 def _token_log_probs(lm: Any, rows: Sequence[Sequence[int]]) -> list[list[float]]:
@@ -62,21 +65,34 @@ def context_fit(lm: Any, items: Sequence[tuple[str, int, int]]) -> list[float]:
     enc = lm.tokenizer([t for t, _, _ in items], add_special_tokens=False,
                        return_offsets_mapping=True, truncation=True,
                        max_length=lm.max_length - 1)
-    alone = lm._ids_many([t[s:e] for t, s, e in items])
+    # a name's own log-probability does not depend on the sentence: each is scored once per
+    # model (the pool's names recur across sources), in the same passes as the sentences
+    cache = _ALONE.setdefault(lm, {})
+    names = list(dict.fromkeys(t[s:e] for t, s, e in items if t[s:e] not in cache))
     rows = [[lm.start_id] + list(ids) for ids in enc["input_ids"]]
-    rows += [[lm.start_id] + list(ids) for ids in alone]
+    rows += [[lm.start_id] + list(ids) for ids in lm._ids_many(names)]
     lps = _token_log_probs(lm, rows)
     n = len(items)
+    for name, lp in zip(names, lps[n:]):
+        cache[name] = sum(lp)
+    if len(cache) > 100_000:
+        cache.clear()
     out = []
-    for k, ((_, start, end), offsets) in enumerate(zip(items, enc["offset_mapping"])):
+    for (text, start, end), offsets, lp_row in zip(items, enc["offset_mapping"], lps):
         inside = after = 0.0
-        for lp, (a, b) in zip(lps[k], offsets):
+        for lp, (a, b) in zip(lp_row, offsets):
             if a < end and b > start:
                 inside += lp
             elif a >= end:
                 after += lp
-        out.append(inside - sum(lps[n + k]) + after)
+        out.append(inside - _alone(cache, text[start:end], lm) + after)
     return out
+
+
+def _alone(cache: dict[str, float], name: str, lm: Any) -> float:
+    if name not in cache:       # dropped by a clear in between (a very long run): scored again
+        cache[name] = sum(_token_log_probs(lm, [[lm.start_id] + lm._ids_many([name])[0]])[0])
+    return cache[name]
 
 
 def fit_drops(lm: Any, text: str, start: int, end: int,
