@@ -14,7 +14,8 @@ from tests.re_fixtures import source
 from runner.tasks.re import fit
 from runner.tasks.re.analysis import REAnalyzer
 from runner.tasks.re.redocred import document_pairs, tacred_label
-from runner.tasks.re.transforms import EntityPool, SameTypeEntity
+from runner.tasks.re.same_type import SameTypeEntity
+from runner.tasks.re.transforms import EntityPool
 from runner.tasks.re.types import NO_RELATION, REPrediction
 from runner.types import FollowUp, Outcome, TestCase, Verdict
 

@@ -9,10 +9,10 @@ import pytest
 
 from runner.tasks.re.relations import ORACLES
 from runner.tasks.re.tables import RelationTables
+from runner.tasks.re.same_type import SameTypeEntity
 from runner.tasks.re.transforms import (AntisymmetricSwap, CoarserEntity, CoreferentMention,
-                                        CoRelatedEntity, EntityPool, SameTypeEntity,
-                                        SharedHeadComposition, SharedTailComposition,
-                                        SymmetricSwap, replace_argument)
+                                        CoRelatedEntity, EntityPool, SharedHeadComposition,
+                                        SharedTailComposition, SymmetricSwap, replace_argument)
 from runner.tasks.re.types import REPrediction
 from runner.types import Outcome
 from tests.re_fixtures import ScriptedRE, items, pair, source

@@ -198,7 +198,7 @@ class RETask(Task):
     def rate_label(self, row: dict[str, Any]) -> str:
         """The label of a summary row in the report's rate chart: the MR and its transformation
         ("MR-C1 shared_head_composition"; the oracle follows from the MR)."""
-        from runner.tasks.re.transforms import TRANSFORMATIONS
+        from runner.tasks.re.transform_index import TRANSFORMATIONS
 
         cls = TRANSFORMATIONS.get(row.get("type", ""))
         if cls is None:

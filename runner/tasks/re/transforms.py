@@ -516,11 +516,3 @@ class SharedTailComposition(Composition):
     name = "shared_tail_composition"
     mr = "MR-C2"
     shared = "tail"
-
-
-from runner.tasks.re.same_type import SameTypeEntity  # noqa: E402  (MR-R1; it imports this module)
-
-TRANSFORMATIONS: dict[str, type[RETransformation]] = {
-    t.name: t for t in (SameTypeEntity, CoarserEntity, CoRelatedEntity, CoreferentMention,
-                        SymmetricSwap, AntisymmetricSwap, SharedHeadComposition,
-                        SharedTailComposition)}
