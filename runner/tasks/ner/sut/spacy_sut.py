@@ -63,6 +63,9 @@ class SpacyNER(NERSystem):
         for i in range(0, len(todo), self.batch_size):
             chunk = todo[i:i + self.batch_size]
             docs = [self.nlp.make_doc(t) for t in chunk]
+            for name in doc_store(self.nlp).wanted(["ner"])[:-1]:
+                # what the recogniser reads first (a shared tok2vec it listens to), if anything
+                docs = list(self.nlp.get_pipe(name).pipe(docs))
             self.calls += 1
             beams = ner.beam_parse(docs, beam_width=BEAM_WIDTH, beam_density=BEAM_DENSITY)
             for text, doc, beam in zip(chunk, docs, beams):
