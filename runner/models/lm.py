@@ -229,8 +229,6 @@ class CausalLM(LoadedModel):
         causal model's states of a row do not see its padding). ``keep``: the rows computed go
         into the cache (a source sentence, read again for its score; not a follow-up, read
         once)."""
-        import torch
-
         keys = [tuple(r) for r in rows]
         found: dict[tuple[int, ...], Any] = {}
         with self._cache_lock:
