@@ -128,7 +128,23 @@ def table() -> str:
             f"(`bench/reads/re_r1.*`; drawn with `{key['command']}`). Real per 100 sources: "
             f"violations per 100 sources × the share read real. The runs took {off['seconds']:.0f} s "
             f"and {on['seconds']:.0f} s on two CPU cores, {off['candidates_seconds']:.0f} s and "
-            f"{on['candidates_seconds']:.0f} s of them making R1's follow-ups.")
+            f"{on['candidates_seconds']:.0f} s of them making R1's follow-ups." + _device())
+
+
+def _device() -> str:
+    """The LM's fits on a GPU (bench/re_r1_fit_device.py's record), if one was measured."""
+    path = ROOT / "bench" / "results" / "re_r1_fit_h200.json"
+    if not path.exists():
+        return ""
+    rec = json.loads(path.read_text(encoding="utf-8"))
+    g = rec["rows"][0]
+    return (f" On an {rec['device']} the same fits take a fraction of a second: "
+            f"{g['fits']:,} fits ({g['vs_cpu']['pairs']:,} arguments, each with its replacement) in {g['seconds']:.2f} s, "
+            f"against {rec['cpu']['first_s']:.0f} s on the two CPU cores; bfloat16 on CUDA and on "
+            f"the CPU differ by {g['vs_cpu']['mean_abs']:.2f} nats a fit on average and put "
+            f"{g['vs_cpu']['limit_side_changes']} of {g['vs_cpu']['pairs']} replacements on the "
+            f"other side of the limit (`{rec['command']}`, {rec['date']}, commit "
+            f"`{rec['commit']}`).")
 
 
 def main() -> int:
