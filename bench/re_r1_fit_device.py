@@ -89,6 +89,10 @@ def run(args: argparse.Namespace) -> None:
            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
            "device": torch.cuda.get_device_name() if args.device.startswith("cuda") else "cpu",
            "torch": torch.__version__, "items": data["command"],
+           "machine": {"device": torch.cuda.get_device_name()
+                       if args.device.startswith("cuda") else "cpu",
+                       "cpu_cores": os.cpu_count(), "python": platform.python_version(),
+                       "torch": torch.__version__},
            "cpu": {k: v for k, v in data["cpu"].items() if k != "fits"}, "rows": rows}
     if args.save:
         Path(args.save).write_text(json.dumps(rec, indent=1) + "\n", encoding="utf-8")

@@ -139,7 +139,8 @@ def _device() -> str:
     rec = json.loads(path.read_text(encoding="utf-8"))
     g = rec["rows"][0]
     return (f" On an {rec['device']} the same fits take a fraction of a second: "
-            f"{g['fits']:,} fits ({g['vs_cpu']['pairs']:,} arguments, each with its replacement) in {g['seconds']:.2f} s, "
+            f"{g['fits']:,} fits ({g['vs_cpu']['pairs']:,} arguments, each with its "
+            f"replacement) in {g['seconds']:.2f} s, "
             f"against {rec['cpu']['first_s']:.0f} s on the two CPU cores; bfloat16 on CUDA and on "
             f"the CPU differ by {g['vs_cpu']['mean_abs']:.2f} nats a fit on average and put "
             f"{g['vs_cpu']['limit_side_changes']} of {g['vs_cpu']['pairs']} replacements on the "
