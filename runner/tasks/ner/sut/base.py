@@ -59,13 +59,15 @@ class NERSystem(SystemUnderTest):
     def _check_raw(self, item: str, raw: Any) -> None:
         _check_offsets(self.name, item, raw)
 
+    def common_type(self, label: str) -> str | None:
+        """The suite's type for a raw label (``label_map``; an unmapped label is kept as it is
+        with ``keep_unmapped``), or None: dropped."""
+        return self.label_map.get(label, label if self.keep_unmapped else None)
+
     def _map(self, raw: list[RawSpan]) -> Prediction:
         spans = []
         for start, end, label, score in raw:
-            if label in self.label_map:
-                common = self.label_map[label]
-            else:
-                common = label if self.keep_unmapped else None
+            common = self.common_type(label)
             if common is None:
                 self.dropped_labels[label] += 1
                 continue

@@ -406,7 +406,7 @@ class HuggingFaceNER(NERSystem):
         tag, typ = parse_label(raw)
         if tag is None:
             return "O"
-        common = self.label_map.get(typ, typ if self.keep_unmapped else None)
+        common = self.common_type(typ)
         if common is None:
             return "O"
         return ("B-" if tag in (_BEGIN, _SINGLE) else "I-") + common

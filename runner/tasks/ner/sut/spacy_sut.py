@@ -79,7 +79,7 @@ class SpacyNER(NERSystem):
         for prob, ents in parses:
             inside = ["O"] * len(doc)
             for start, end, label in ents:
-                common = self.label_map.get(label, label if self.keep_unmapped else None)
+                common = self.common_type(label)
                 if common is None:
                     continue
                 inside[start] = "B-" + common
