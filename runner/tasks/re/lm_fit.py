@@ -61,38 +61,32 @@ def context_fit(lm: Any, items: Sequence[tuple[str, int, int]]) -> list[float]:
     in its :func:`window`."""
     if not items:
         return []
-    items = [window(*it) for it in items]
-    enc = lm.tokenizer([t for t, _, _ in items], add_special_tokens=False,
+    windows = [window(*it) for it in items]
+    uniq = list(dict.fromkeys(windows))         # an argument asked for twice is read once
+    enc = lm.tokenizer([t for t, _, _ in uniq], add_special_tokens=False,
                        return_offsets_mapping=True, truncation=True,
                        max_length=lm.max_length - 1)
     # a name's own log-probability does not depend on the sentence: each is scored once per
     # model (the pool's names recur across sources), in the same passes as the sentences
     cache = _ALONE.setdefault(lm, {})
-    names = list(dict.fromkeys(t[s:e] for t, s, e in items if t[s:e] not in cache))
+    if len(cache) > 100_000:
+        cache.clear()
+    names = list(dict.fromkeys(t[s:e] for t, s, e in uniq if t[s:e] not in cache))
     rows = [[lm.start_id] + list(ids) for ids in enc["input_ids"]]
     rows += [[lm.start_id] + list(ids) for ids in lm._ids_many(names)]
     lps = _token_log_probs(lm, rows)
-    n = len(items)
-    for name, lp in zip(names, lps[n:]):
+    for name, lp in zip(names, lps[len(uniq):]):
         cache[name] = sum(lp)
-    if len(cache) > 100_000:
-        cache.clear()
-    out = []
-    for (text, start, end), offsets, lp_row in zip(items, enc["offset_mapping"], lps):
+    fit = {}
+    for (text, start, end), offsets, lp_row in zip(uniq, enc["offset_mapping"], lps):
         inside = after = 0.0
         for lp, (a, b) in zip(lp_row, offsets):
             if a < end and b > start:
                 inside += lp
             elif a >= end:
                 after += lp
-        out.append(inside - _alone(cache, text[start:end], lm) + after)
-    return out
-
-
-def _alone(cache: dict[str, float], name: str, lm: Any) -> float:
-    if name not in cache:       # dropped by a clear in between (a very long run): scored again
-        cache[name] = sum(_token_log_probs(lm, [[lm.start_id] + lm._ids_many([name])[0]])[0])
-    return cache[name]
+        fit[(text, start, end)] = inside - cache[text[start:end]] + after
+    return [fit[w] for w in windows]
 
 
 def fit_drops(lm: Any, text: str, start: int, end: int,
