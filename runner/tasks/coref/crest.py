@@ -9,6 +9,7 @@
    Algorithm 1 takes the golden coreference).
 2. *Candidates* for every other content word (noun, verb, adjective, adverb; no punctuation,
    auxiliary, name or number): WordNet synonyms and antonyms of its lemma in its part of speech,
+   from its common senses (or the one of them its sentence means, ``senses: context``),
    inflected to its Penn tag, and — when a masked LM is configured — the LM's predictions for the
    masked token with probability ≥ ``mlm_min_probability`` (0.1, as the paper). A candidate that
    changes a noun's gender next to a he/she pronoun is refused, and with a ranking LM a word's
@@ -36,7 +37,6 @@ from runner.types import Edit, FollowUp, Replacement
 
 TRANSFORMATION = "crest"
 CONTENT_POS = ("NOUN", "VERB", "ADJ", "ADV")
-_WN_POS = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 LINK_RELATIONS = ("nsubj", "amod")
 
 
@@ -76,6 +76,7 @@ class Candidate:
     new: str
     source: str                # wordnet:synonym, wordnet:antonym, masked_lm:NAME
     lm_score: float | None = None   # the ranking LM's score in context (lm_rank), when one ran
+    similarity: float | None = None  # the cosine in context (lm_rank.ContextSimilarity), if run
 
 
 @dataclass
@@ -86,17 +87,24 @@ class CrestResult:
 
 
 class CandidateFinder:
-    """WordNet synonyms + antonyms (+ masked-LM fill-ins ≥ a probability) for content words."""
+    """WordNet synonyms + antonyms (+ masked-LM fill-ins ≥ a probability) for content words.
+    Both come from the word's common senses only, or, with a ``sense_encoder``, from the one of
+    them its sentence means (:meth:`runner.text.candidates.WordNetCandidates._in_context`); with
+    ``own_sense``, a synonym only where that sense is a common one of the synonym's own too
+    (:meth:`~runner.text.candidates.WordNetCandidates.reads_as`)."""
 
     def __init__(self, *, wordnet: bool = True, synonyms_per_token: int = 10,
                  masked_lm: Any = None, masked_lm_name: str = "", mlm_min_probability: float = 0.1,
-                 mlm_top_k: int = 10) -> None:
+                 mlm_top_k: int = 10, sense_encoder: Any = None, own_sense: bool = False,
+                 antonyms: bool = True) -> None:
         self.wn_source = None
         if wordnet:
             from runner.text.candidates import WordNetCandidates
 
-            self.wn_source = WordNetCandidates()
+            self.wn_source = WordNetCandidates(sense_encoder=sense_encoder, sense_window="sentence",
+                                               own_sense=own_sense)
         self.synonyms_per_token = synonyms_per_token
+        self.antonyms = antonyms
         self.mlm = masked_lm
         self.mlm_name = masked_lm_name
         self.mlm_min_probability = mlm_min_probability
@@ -105,20 +113,22 @@ class CandidateFinder:
     def describe(self) -> list[dict[str, Any]]:
         out = []
         if self.wn_source is not None:
-            out.append({**self.wn_source.describe(), "use": "synonyms and antonyms"})
+            wn, *encoder = self.wn_source.models()
+            use = "synonyms and antonyms" if self.antonyms else "synonyms"
+            out += [{**wn, "use": use}, *encoder]
         if self.mlm is not None:
             out.append({**self.mlm.describe(), "min_probability": self.mlm_min_probability})
         return out
 
-    def _antonyms(self, tok: Any) -> list[str]:
-        wn, inflect = self.wn_source.wn, self.wn_source._inflect
-        pos = _WN_POS[tok.pos_]
-        lemma = (tok.lemma_ or tok.text).lower()
-        synsets = wn.synsets(lemma, pos) + (wn.synsets(lemma, "s") if pos == "a" else [])
+    def _antonyms(self, tok: Any, word: tuple[str, str] | None,
+                  keep: frozenset[str] | None) -> list[str]:
+        """The antonyms of the word's lemma in the senses that give its synonyms."""
+        if word is None:
+            return []
         names: list[str] = []
-        for syn in synsets:
+        for syn in self.wn_source.senses(word, keep):
             for lem in syn.lemmas():
-                if lem.name().lower() != lemma:
+                if lem.name().lower() != word[0]:
                     continue
                 for ant in lem.antonyms():
                     name = ant.name()
@@ -126,6 +136,7 @@ class CandidateFinder:
                         continue
                     names.append(name)
         out = []
+        inflect = self.wn_source._inflect
         for name in names:
             forms = inflect(name, tok.tag_) if tok.tag_ not in ("VB", "JJ", "NN") else (name,)
             if forms:
@@ -149,12 +160,14 @@ class CandidateFinder:
             out.append(Candidate(i, tok.idx, tok.idx + len(tok.text), tok.text, new, source))
 
         if self.wn_source is not None:
-            syns = self.wn_source.candidates(doc, list(tokens), self.synonyms_per_token)
-            for i, cands in zip(tokens, syns):
-                for word, _ in cands:
-                    add(i, word, "wordnet:synonym")
-                for word in self._antonyms(doc[i]):
-                    add(i, word, "wordnet:antonym")
+            tokens = list(tokens)
+            syns = self.wn_source.candidates(doc, tokens, self.synonyms_per_token)
+            looked = self.wn_source.looked_up(doc, tokens)
+            for i, cands, (word, keep) in zip(tokens, syns, looked):
+                for new, _ in cands:
+                    add(i, new, "wordnet:synonym")
+                for new in (self._antonyms(doc[i], word, keep) if self.antonyms else ()):
+                    add(i, new, "wordnet:antonym")
         if self.mlm is not None and tokens:
             text = doc.text
             masked = [text[:doc[i].idx] + self.mlm.mask_token + text[doc[i].idx + len(doc[i].text):]
@@ -171,11 +184,12 @@ class Crest:
     """Makes the follow-ups of sources. ``parse(texts) -> spaCy docs`` (the run's shared,
     caching parser); ``constituency.trees(texts, docs)`` gives phrase trees. ``ranker``: an
     :class:`~runner.tasks.coref.lm_rank.LMRanker` (a word's candidates ranked in context, the
-    best kept), ``gender``: a :class:`~runner.tasks.coref.lm_rank.GenderRule`; both optional."""
+    best kept), ``gender``: a :class:`~runner.tasks.coref.lm_rank.GenderRule`, ``similarity``:
+    a :class:`~runner.tasks.coref.lm_rank.ContextSimilarity`; all optional."""
 
     def __init__(self, *, parse: Any, constituency: Any, finder: CandidateFinder,
                  max_follow_ups: int = 20, check_batch: int = 32, ranker: Any = None,
-                 gender: Any = None, rank_batch: int = 6) -> None:
+                 gender: Any = None, rank_batch: int = 6, similarity: Any = None) -> None:
         self.parse = parse
         self.constituency = constituency
         self.finder = finder
@@ -184,6 +198,7 @@ class Crest:
         self.ranker = ranker
         self.gender = gender
         self.rank_batch = rank_batch
+        self.similarity = similarity
 
     def describe(self) -> dict[str, Any]:
         return {"type": TRANSFORMATION, "max_follow_ups": self.max_follow_ups,
@@ -227,19 +242,24 @@ class Crest:
         tokens = self.replaceable(doc, related)
         candidates = self.finder.find(doc, tokens)
         counts = {"candidates": len(candidates), "parsed": 0, "constituent_kept": 0,
-                  "depth_kept": 0, "gender": 0, "lm_dropped": 0}
+                  "depth_kept": 0, "gender": 0, "lm_dropped": 0, "similarity": 0}
         if self.gender is not None and candidates and self.gender.applies(doc):
             candidates = [c for c in candidates if not self.gender.refuses(doc, c.token, c.new)]
             counts["gender"] = counts["candidates"] - len(candidates)
         kept: list[FollowUp] = []
         # Parse (and rank) only as many as may be needed, a chunk at a time.
         for chunk in self._chunks(doc, candidates, rng, counts):
+            if self.similarity is not None:
+                chunk, dropped = self.similarity.keep(doc, chunk)
+                counts["similarity"] += dropped
             fus = []
             for c in chunk:
                 edit = Edit(text, (Replacement(c.start, c.end, c.new),))
                 meta = {"source": c.source, "token": c.original, "replacement": c.new}
                 if c.lm_score is not None:
                     meta["lm_score"] = round(c.lm_score, 3)
+                if c.similarity is not None:
+                    meta["context_similarity"] = round(c.similarity, 3)
                 fus.append(FollowUp(edit.target, edit, TRANSFORMATION, meta))
             docs = self.parse([f.text for f in fus])
             trees = self.constituency.trees([f.text for f in fus], docs)
@@ -260,7 +280,7 @@ class Crest:
             if len(kept) >= self.max_follow_ups:
                 break
         counts["over_limit"] = (counts["candidates"] - counts["gender"] - counts["lm_dropped"]
-                                - counts["parsed"])
+                                - counts["similarity"] - counts["parsed"])
         return CrestResult(kept, counts, related)
 
 

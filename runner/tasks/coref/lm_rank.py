@@ -1,5 +1,6 @@
 """What CREST's candidates must pass besides the two syntactic checks: a language model's ranking
-in context (:class:`LMRanker`) and the gender rule (:class:`GenderRule`).
+in context (:class:`LMRanker`), the gender rule (:class:`GenderRule`) and the replacement's
+similarity in context (:class:`ContextSimilarity`).
 
 *Ranking.* WordNet lists every sense of a word, and a synonym of a sense the sentence does not
 mean, or a rare one, reads as another word ("towards the end" → "towards the finis"). Each
@@ -22,6 +23,14 @@ noun's gender is read from WordNet: its person senses whose hypernyms reach "mal
 "female person", or whose definition's first gendered word is one (mother: "a woman who has
 given birth"; brother: "a male with the same parents") — the senses seen in its tagged corpus
 only (else the first), named people left out; adjectives from a short list.
+
+*Similarity in context.* A synonym of a sense the passage does not mean reads as another word
+("the question in this case" → "example" in a court argument, "a contributing core" → "kernel").
+A text encoder's states for a word depend on its sentence: the cosine of the replaced word's
+vector in the source sentence (mean of its sub-tokens' last states) and the new word's in the
+follow-up's sentence is high for a replacement that reads as the same thing there and low for
+one of another sense (the check of lexical-substitution work, e.g. Zhou et al. 2019, "BERT-based
+Lexical Substitution"). Candidates below ``min_similarity`` are dropped.
 """
 from __future__ import annotations
 
@@ -163,3 +172,40 @@ class LMRanker:
             kept += ok
             dropped += len(cands) - len(ok)
         return kept, dropped
+
+
+class ContextSimilarity:
+    """Drops a candidate whose vector in its follow-up's sentence is far from the replaced word's
+    in the source's (see the module's documentation). ``encoder``: a text encoder
+    (:func:`runner.models.get_encoder`)."""
+
+    def __init__(self, encoder: Any, *, name: str = "", min_similarity: float = 0.5) -> None:
+        self.encoder = encoder
+        self.name = name or encoder.describe().get("name", "encoder")
+        self.min_similarity = min_similarity
+
+    def describe(self) -> dict[str, Any]:
+        return {**self.encoder.describe(), "role": "similarity in context",
+                "min_similarity": self.min_similarity}
+
+    @staticmethod
+    def pair(doc: Any, c: Any) -> tuple[tuple[str, int, int], tuple[str, int, int]]:
+        """(the source sentence with the word's span, the follow-up's sentence with the new
+        word's span)."""
+        sent = doc[c.token].sent
+        text, at = sent.text, c.start - sent.start_char
+        new = text[:at] + c.new + text[at + len(c.original):]
+        return (text, at, at + len(c.original)), (new, at, at + len(c.new))
+
+    def keep(self, doc: Any, candidates: Sequence[Any]) -> tuple[list[Any], int]:
+        """The candidates at or above ``min_similarity`` (each gets ``similarity``; one that
+        cannot be embedded, past the encoder's length, is dropped), and how many were not."""
+        if not candidates:
+            return [], 0
+        sims = self.encoder.span_similarity([self.pair(doc, c) for c in candidates])
+        kept = []
+        for c, sim in zip(candidates, sims):
+            c.similarity = sim
+            if sim >= self.min_similarity:        # NaN (no vector) compares False
+                kept.append(c)
+        return kept, len(candidates) - len(kept)

@@ -25,6 +25,12 @@ def model_needs(cfg: dict[str, Any]) -> list[Need]:
             needs.append(Need(where, "parser", "spacy", t["parser"]))
             if t.get("wordnet"):
                 needs.append(Need(where, "candidates", "wordnet", "WordNet 3.0"))
+                if t.get("senses") == "context":
+                    needs.append(Need(where, "sense encoder", "hf", t["sense_encoder"],
+                                      runtime="encoder"))
+            if t.get("context_similarity") is not None:
+                needs.append(Need(where, "similarity encoder", "hf", t["similarity_encoder"],
+                                  runtime="encoder"))
             if t.get("masked_lm"):
                 needs.append(Need(where, "masked_lm", "hf", t["masked_lm"]))
             if t.get("lm"):

