@@ -277,7 +277,9 @@ sut:
 corpus:
   path: {corpus}    # the format follows the extension; `format:` sets it
 
-# CREST: each word outside the mentions replaced by a WordNet synonym, one word per follow-up.
+# CREST: each word outside the mentions replaced by a WordNet synonym, one word per follow-up,
+# kept only if the embedded MiniLM encoder reads it as near the word in its sentence
+# (context_similarity: 0.5; null tests every synonym, antonyms: true adds antonyms as the paper).
 # max_follow_ups: changed documents per source — lower it for a faster run, raise it to test more.
 # A masked language model (masked_lm: bert-large-cased, the paper's) proposes better words where
 # you have one; WordNet ships with mtrun.

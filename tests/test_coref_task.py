@@ -47,15 +47,16 @@ def _suite(tmp_path, sut="{type: python, callable: \"coref_fixture:predict\"}", 
         task: coref
         sut: {sut}
         corpus: {{path: docs.jsonl}}
-        transformations: [{{type: crest, max_follow_ups: {max_follow_ups}}}]
+        transformations: [{{type: crest, max_follow_ups: {max_follow_ups}, context_similarity: null}}]
         """) + body, encoding="utf-8")
     return path
 
 
 def test_a_coref_suite_rejects_ner_components_and_keys(tmp_path, capsys):
     suite = _suite(tmp_path, body="repair: {enabled: true}\n")
-    suite.write_text(suite.read_text().replace("{type: crest, max_follow_ups: 5}",
-                                               "{type: token_mlm}"), encoding="utf-8")
+    suite.write_text(suite.read_text().replace(
+        "{type: crest, max_follow_ups: 5, context_similarity: null}", "{type: token_mlm}"),
+        encoding="utf-8")
     assert main(["validate", str(suite)]) == ExitCode.USAGE_ERROR
     err = capsys.readouterr().err
     assert "unknown transformation type 'token_mlm' (a component of task: ner suites)" in err
@@ -118,6 +119,9 @@ def test_planted_bug_is_a_violation_with_issue_types(tmp_path):
     # every candidate is tried; "quickly" → "slowly" (a WordNet antonym) trips the planted bug
     suite = _suite(tmp_path, corpus=corpus, max_follow_ups=100,
                    body="limits: {max_follow_ups_per_source: 100}\n")
+    suite.write_text(suite.read_text().replace(
+        "context_similarity: null}", "context_similarity: null, antonyms: true}"),
+        encoding="utf-8")
     out = tmp_path / "out"
     assert main([str(suite), "-o", str(out), "-q"]) == ExitCode.OK
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))

@@ -124,7 +124,7 @@ TRANSFORMATIONS.add(
     violation="replacing a word that belongs to no mention changed which mentions "
               "the system puts together",
     description="CREST (Algorithms 1-3): each token not related to a mention (mention tokens and "
-                "their nsubj/amod links) replaced by a WordNet synonym or antonym or a masked-LM "
+                "their nsubj/amod links) replaced by a WordNet synonym (or antonym) or a masked-LM "
                 "fill-in (p ≥ 0.1), optionally ranked in context by a causal LM (the best kept) "
                 "and checked by an encoder's similarity in context, "
                 "never one that changes a noun's gender near a he/she pronoun; kept when the token keeps its constituent label and every "
@@ -133,11 +133,12 @@ TRANSFORMATIONS.add(
         "max_follow_ups": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 20,
                            "description": "M: follow-ups kept per source (seeded order)."},
         "wordnet": {"type": "boolean", "default": True,
-                    "description": "WordNet 3.0 synonyms and antonyms as candidates."},
+                    "description": "WordNet 3.0 synonyms (and antonyms, see antonyms) as "
+                                   "candidates."},
         "synonyms_per_token": {"type": "integer", "minimum": 1, "maximum": 200, "default": 10,
                                "description": "WordNet synonyms taken per token (most frequent "
-                                              "sense first); the antonyms of those senses are "
-                                              "all taken."},
+                                              "sense first); with antonyms, the antonyms of "
+                                              "those senses are all taken."},
         "senses": {"enum": ["common", "context"], "default": "common",
                    "description": "Which senses of a word give synonyms and antonyms: every "
                                   "common one (10 % or more of the word's SemCor count), or the "
@@ -149,12 +150,13 @@ TRANSFORMATIONS.add(
                                      "more of its SemCor count; words seen fewer than 5 times "
                                      "are kept): a reader takes 'rhythm' or 'found' in their "
                                      "usual senses, not as 'cycle' or 'received'."},
-        "antonyms": {"type": "boolean", "default": True,
-                     "description": "WordNet antonyms as candidates, as CREST does; false: "
-                                    "synonyms only (an antonym often makes the passage say "
-                                    "something else: 'insured its success' → 'failure')."},
+        "antonyms": {"type": "boolean", "default": False,
+                     "description": "WordNet antonyms as candidates too, as CREST does (off: an "
+                                    "antonym mostly makes the passage say something else, "
+                                    "'insured its success' → 'failure'; of the antonym "
+                                    "violations read on GUM text almost none was real)."},
         "context_similarity": {"type": ["number", "null"], "minimum": -1, "maximum": 1,
-                               "default": None,
+                               "default": 0.5,
                                "description": "Drop a candidate whose vector in its sentence "
                                               "(similarity_encoder's states, averaged over the "
                                               "word) has a cosine below this with the replaced "

@@ -1,0 +1,151 @@
+"""CREST on held-out GUM passages, two settings side by side, every violation of both runs
+read blind. Part b (``suites/data/coref_gum_b.jsonl``): with and without ``own_sense``; part c
+(``coref_gum_c.jsonl``, built after part b was read): synonyms only with the similarity in
+context (``antonyms: false``, ``context_similarity: 0.5``, chosen on the reads of the earlier
+parts) against the candidates as before.
+
+    python bench/coref_gum_b_reads.py draw NOW_RUN BEFORE_RUN [--part b|c] [--seed 13]
+        runs of bench/coref_xrenner_gum_<part>.yaml (NOW) and ..._before.yaml (BEFORE); writes
+        bench/reads/coref_gum_<part>.blind.json (every violation of either run, shuffled, no run
+        named; a follow-up both runs made is one item) and bench/reads/coref_gum_<part>.key.json
+        (which runs each came from, both runs' counts)
+    python bench/coref_gum_b_reads.py [--part b|c]
+        the table, once bench/reads/coref_gum_<part>.first.json and .second.json hold the two
+        readers' marks ({"marks": [{"id", "real": true|false, ...}]}); what the docs block prints
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+READS = ROOT / "bench" / "reads"
+PARTS = {
+    "b": {"before": "every synonym and antonym of the common senses (`own_sense: false`, the "
+                    "default)",
+          "now": "a synonym only in a common sense of its own (`own_sense: true`)",
+          "text": "built after the first GUM passages were read, none shared"},
+    "c": {"before": "WordNet synonyms and antonyms, ranked by the LM (as in part b)",
+          "now": "synonyms only, near the word in context (`antonyms: false`, "
+                 "`context_similarity: 0.5`)",
+          "text": "built after part b was read, none shared with the earlier parts"},
+}
+RULE = ("real = the follow-up is a fair, natural edit of the source (a word replaced by one that "
+        "reads naturally in its place, in the sense the passage means) that cannot change which "
+        "mentions refer to the same thing, so the change in clusters means the system is wrong on "
+        "the source or on the follow-up; false = the follow-up is unnatural, changes what the "
+        "passage says, or may legitimately change the coreference (whether or not the source's "
+        "clusters are also wrong)")
+EXPECTATION = ("the follow-up's clusters should be the same as the source's (same mentions grouped "
+               "together), since the replaced word belongs to no mention")
+
+
+def _run(run: Path) -> dict:
+    results = json.loads((run / "results.json").read_text(encoding="utf-8"))
+    row = results["summary"][0]
+    cases = [json.loads(line) for line in (run / "cases.jsonl").open(encoding="utf-8")]
+    return {"suite": results["suite"]["name"], "sources": row["sources"],
+            "applicable": row["applicable_sources"], "follow_ups": row["follow_ups"],
+            "violations": row["violations"], "errors": row["error"],
+            "per_100_sources": row["violations_per_100_sources"],
+            "seconds": results["run"]["duration_s"],
+            "fails": [c for c in cases if c["verdict"]["outcome"] == "fail"]}
+
+
+def _clusters(text: str, clusters: list) -> list[list[str]]:
+    """Each cluster's mentions as ``text [offset]``."""
+    return [[f"{text[a:b]} [{a}]" for a, b in cluster] for cluster in clusters]
+
+
+def draw(now: Path, before: Path, seed: int, part: str = "b") -> None:
+    stem = f"coref_gum_{part}"
+    runs = {"now": _run(now), "before": _run(before)}
+    items: dict[tuple[str, str], dict] = {}
+    for name, r in runs.items():
+        for c in r["fails"]:
+            k = (c["source_id"], c["follow_up"]["text"])
+            items.setdefault(k, {"case": c, "runs": []})["runs"].append(name)
+    order = sorted(items)
+    random.Random(seed).shuffle(order)
+    blind, key = [], {}
+    for n, k in enumerate(order, 1):
+        item_id = f"c-{n:02d}"
+        c, fu = items[k]["case"], items[k]["case"]["follow_up"]
+        meta = fu["meta"]
+        key[item_id] = {"runs": items[k]["runs"], "case": c["id"],
+                        "candidate_source": meta.get("source"), "lm_score": meta.get("lm_score")}
+        blind.append({"id": item_id, "source": c["source"]["text"], "follow_up": fu["text"],
+                      "changed": f"{meta['token']} -> {meta['replacement']}",
+                      "source_clusters": _clusters(c["source"]["text"], c["source"]["clusters"]),
+                      "follow_up_clusters": _clusters(fu["text"], fu["clusters"]),
+                      "expectation": EXPECTATION})
+    READS.mkdir(exist_ok=True)
+    (READS / f"{stem}.blind.json").write_text(json.dumps(
+        {"rule": RULE, "items": blind}, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    counts = {k: {m: v for m, v in r.items() if m != "fails"} for k, r in runs.items()}
+    (READS / f"{stem}.key.json").write_text(json.dumps(
+        {"command": "python bench/coref_gum_b_reads.py draw " + " ".join(sys.argv[2:]),
+         "runs": counts, "key": key}, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps(counts, indent=1))
+    print(f"wrote {len(blind)} violations to {READS / f'{stem}.blind.json'}")
+
+
+def table(part: str = "b") -> str:
+    stem, labels = f"coref_gum_{part}", PARTS[part]
+    key = json.loads((READS / f"{stem}.key.json").read_text(encoding="utf-8"))
+    marks = {}
+    for reader in ("first", "second"):
+        data = json.loads((READS / f"{stem}.{reader}.json").read_text(encoding="utf-8"))
+        marks[reader] = {m["id"]: bool(m["real"]) for m in data["marks"]}
+    rows = ["| CREST | follow-ups | violations | per 100 sources | real (first / second) | "
+            "validity (first / second) | real per 100 sources (first / second) | agreement |",
+            "|---|--:|--:|--:|--:|--:|--:|--:|"]
+    for name in ("before", "now"):
+        what = labels[name]
+        r = key["runs"][name]
+        ids = [i for i, k in key["key"].items() if name in k["runs"]]
+        real = {rd: sum(marks[rd][i] for i in ids) for rd in marks}
+        agree = sum(marks["first"][i] == marks["second"][i] for i in ids)
+        n_src = r["sources"]
+        rows.append(f"| {what} | {r['follow_ups']:,} | {len(ids)} | {100 * len(ids) / n_src:.1f} "
+                    f"| {real['first']} / {real['second']} | "
+                    f"{100 * real['first'] / len(ids):.0f} % / {100 * real['second'] / len(ids):.0f} % "
+                    f"| {100 * real['first'] / n_src:.1f} / {100 * real['second'] / n_src:.1f} "
+                    f"| {agree}/{len(ids)} |")
+    both = sum(1 for k in key["key"].values() if len(k["runs"]) == 2)
+    now, before = key["runs"]["now"], key["runs"]["before"]
+    return ("\n".join(rows) + f"\n\nOn the {now['sources']} held-out passages of "
+            f"`suites/data/{stem}.jsonl` (GUM's biographies, Wikivoyage, interviews, academic "
+            f"and court texts with OntoGUM's gold; {labels['text']}), "
+            f"`bench/coref_xrenner_gum_{part}.yaml` and `bench/coref_xrenner_gum_{part}_before.yaml` "
+            f"(the LM's ranking on in both); "
+            f"every violation of either run read by two readers, the second blind and given only "
+            f"the passages, the clusters and the rule (`bench/reads/{stem}.*`; {both} follow-ups "
+            f"are in both runs and read once). The system could not answer {now['errors']} and "
+            f"{before['errors']} cases (xrenner put one mention in two clusters). Real per 100 "
+            f"sources: real violations read per 100 passages. The runs took {now['seconds']:.0f} s "
+            f"and {before['seconds']:.0f} s on two CPU cores.")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd")
+    d = sub.add_parser("draw")
+    d.add_argument("now", type=Path)
+    d.add_argument("before", type=Path)
+    d.add_argument("--seed", type=int, default=13)
+    for a in (ap, d):
+        a.add_argument("--part", choices=sorted(PARTS), default="b")
+    args = ap.parse_args()
+    if args.cmd == "draw":
+        draw(args.now, args.before, args.seed, args.part)
+    else:
+        print(table(args.part))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
