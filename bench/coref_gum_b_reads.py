@@ -24,14 +24,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 READS = ROOT / "bench" / "reads"
 PARTS = {
-    "b": {"before": "every synonym and antonym of the common senses (`own_sense: false`, the "
-                    "default)",
+    "b": {"before": "every synonym and antonym of the common senses (`own_sense: false`)",
           "now": "a synonym only in a common sense of its own (`own_sense: true`)",
-          "text": "built after the first GUM passages were read, none shared"},
+          "text": "built after the first GUM passages were read, none shared",
+          "timing": "one after the other"},
     "c": {"before": "WordNet synonyms and antonyms, ranked by the LM (as in part b)",
           "now": "synonyms only, near the word in context (`antonyms: false`, "
                  "`context_similarity: 0.5`)",
-          "text": "built after part b was read, none shared with the earlier parts"},
+          "text": "built after part b was read, none shared with the earlier parts",
+          "timing": "side by side"},
 }
 RULE = ("real = the follow-up is a fair, natural edit of the source (a word replaced by one that "
         "reads naturally in its place, in the sense the passage means) that cannot change which "
@@ -127,7 +128,7 @@ def table(part: str = "b") -> str:
             f"are in both runs and read once). The system could not answer {now['errors']} and "
             f"{before['errors']} cases (xrenner put one mention in two clusters). Real per 100 "
             f"sources: real violations read per 100 passages. The runs took {now['seconds']:.0f} s "
-            f"and {before['seconds']:.0f} s on two CPU cores.")
+            f"and {before['seconds']:.0f} s on two CPU cores, run {labels['timing']}.")
 
 
 def main() -> int:

@@ -290,6 +290,16 @@ def _re_r1_lm() -> str:
     return _bench_module("re_r1_lm").table()
 
 
+@figures("coref-gum-b")
+def _coref_gum_b() -> str:
+    return _bench_module("coref_gum_b_reads").table("b")
+
+
+@figures("coref-gum-c")
+def _coref_gum_c() -> str:
+    return _bench_module("coref_gum_b_reads").table("c")
+
+
 @figures("ner-lm-yield")
 def _ner_lm_yield() -> str:
     module = _bench_module("ner_lm_yield")
