@@ -440,3 +440,73 @@ def test_r1_extra_occurrences_inside_a_longer_name_stay():
 def test_r2_skips_a_place_already_named():
     src = source("Ulrich was born in Vienna, Austria.", "Ulrich", "PERSON", "Vienna", "CITY")
     assert gen(CoarserEntity(), src, "per:city_of_birth") == []
+
+
+@pytest.mark.parametrize("text, mention, again", [
+    ("Lewis of Luxembourg (or Louis II de Luxembourg; died 1443) was a cardinal.",
+     "Louis II de Luxembourg", "Luxembourg"),
+    ("University College London Hospitals NHS Foundation Trust (UCLH) runs six hospitals.",
+     "University College London Hospitals NHS Foundation Trust", "UCLH"),
+    ("University College London Hospitals NHS Foundation Trust (UCLH) runs six hospitals.",
+     "UCLH", "University College London Hospitals NHS Foundation Trust"),
+    ("Piłsudski's daughter, Jadwiga Piłsudska, attended.", "Piłsudski", "Piłsudska"),
+    ("Sappy Records also hosts the Sappy Records Music Festival in Sackville.",
+     "Sappy Records", "Sappy Records"),
+    ("L'École des officiers de la gendarmerie nationale, the French Gendarmerie nationale "
+     "Officers School, was created in 1901.", "French Gendarmerie nationale Officers School",
+     "Gendarmerie nationale"),
+    # not named again: another record label, a word many names share, a place inside a name
+    ("Load was released by Elektra Records and by Vertigo Records.", "Elektra Records", ""),
+    ("He studied at the University of Oslo and the University of Bergen.", "University of Oslo",
+     ""),
+    ("Finnegan was born in Chicago and studied at Loyola University Chicago.", "Chicago", ""),
+])
+def test_named_again_finds_another_name_of_the_argument(text, mention, again):
+    from runner.tasks.re.fit import named_again
+    from runner.tasks.re.types import Argument
+
+    start = text.index(mention) if mention != "Sappy Records" else 0
+    assert named_again(text, Argument(start, start + len(mention), "X")) == again
+
+
+def test_r1_leaves_an_argument_named_again_and_replaces_repeats_of_it():
+    pool = EntityPool({"PERSON": ["Paul Wei"], "ORGANIZATION": ["Acme Records"]})
+    alias = source("Muhammaed Yasir Ahmed Taher, also known as Yasir al-Simli, was held.",
+                   "Muhammaed Yasir Ahmed Taher", "PERSON", "Yasir al-Simli", "PERSON")
+    r1 = SameTypeEntity(pool=pool, fit=False)
+    assert gen(r1, alias, "per:alternate_names") == []
+    assert len(gen(SameTypeEntity(pool=pool, fit=False, skip_named_again=False), alias,
+                   "per:alternate_names")) == 2
+    # the same name again is replaced with it ("Keller ... Keller"), so it does not count
+    repeat = source("Tom Brandt joined Keller Group; Tom Brandt left.", "Tom Brandt", "PERSON",
+                    "Keller Group", "ORGANIZATION")
+    [f] = SameTypeEntity(pool=pool, fit=False, arguments=["head"]).generate(
+        repeat, REPrediction("per:employee_of"), RNG)
+    assert f.text == "Paul Wei joined Keller Group; Paul Wei left."
+
+
+def test_a_persons_shared_name_counts_only_as_an_alias():
+    from runner.tasks.re.fit import named_again
+    from runner.tasks.re.types import Argument
+
+    family = "He had four children, Beatrice Roche, Lilianne Roche and Marcel Roche."
+    start = family.index("Lilianne Roche")
+    arg = Argument(start, start + len("Lilianne Roche"), "PERSON")
+    assert named_again(family, arg) == "Roche"                  # any entity: the same word again
+    assert named_again(family, arg, person=True) == ""          # a person: a sibling's surname
+    alias = "His brother, Muhammaed Yasir Ahmed Taher, also known as Yasir al-Simli, was held."
+    start = alias.index("Muhammaed")
+    arg = Argument(start, start + len("Muhammaed Yasir Ahmed Taher"), "PERSON")
+    assert named_again(alias, arg, person=True) == "Yasir"
+
+
+def test_born_is_an_alias_marker_only_with_as():
+    from runner.tasks.re.fit import named_again
+    from runner.tasks.re.types import Argument
+
+    text = "Mumba was born in Dublin to Peter Mumba; his sister, Samantha Mumba, sings."
+    start = text.index("Peter Mumba")
+    assert named_again(text, Argument(start, start + 11, "PERSON"), person=True) == ""
+    text = "Raymond Hermantier was a French actor, born in Lyon as Raymond Maroutian."
+    start = text.index("Raymond Maroutian")
+    assert named_again(text, Argument(start, start + 17, "PERSON"), person=True) == "Raymond"

@@ -134,6 +134,13 @@ TRANSFORMATIONS.add(
                                    "organisation of the kind the relation needs (a school for "
                                    "per:schools_attended) or else of the original's kind (unknown "
                                    "kind: not replaced); dates and numbers by the same shape."},
+            "skip_named_again": {"type": "boolean", "default": True,
+                                 "description": "Leave an argument the sentence names again "
+                                                "outside its mention (an alias, a surname, an "
+                                                "acronym: 'Lewis of Luxembourg (or Louis II de "
+                                                "Luxembourg)', 'X (UCLH)'): replacing one name "
+                                                "of the two makes the sentence contradict "
+                                                "itself."},
             "person_type": {"type": "string", "default": "PERSON"},
             "organization_type": {"type": "string", "default": "ORGANIZATION"},
             "shaped_types": {"type": "array", "items": {"type": "string"},

@@ -18,6 +18,12 @@ replaced). The kind the slot
 needs comes from the relation (the tail of per:schools_attended is a school, of
 org:political/religious_affiliation a party or a religious body), else it is the original's
 kind: a replacement must be of that kind.
+
+An argument the sentence names again outside its mention is not replaced (:func:`named_again`):
+replacing one of two names of the same thing makes the sentence contradict itself ("Lewis of
+Luxembourg (or Louis II de Luxembourg)", "University College London Hospitals NHS Foundation
+Trust (UCLH)", "Muhammaed Yasir Ahmed Taher, also known as Yasir al-Simli", "Sappy Records
+also hosts the Sappy Records Music Festival").
 """
 from __future__ import annotations
 
@@ -25,6 +31,7 @@ import functools
 import json
 import re
 from pathlib import Path
+from typing import Sequence
 
 from runner.tasks.re.types import Argument
 
@@ -131,3 +138,104 @@ def shape_fits(arg_text: str, candidate: str) -> tuple[bool, str]:
     """A date or a number is replaced by one written the same way ("5 February 1971" does not
     replace "June 5, 1905" in "(June 5, 1905 – February 2, 1971)")."""
     return shape(candidate) == shape(arg_text), f"shape {shape(arg_text)!r}"
+
+
+# Words many names share: another name with one of them is not the same name again.
+_SHARED_WORDS = frozenset(w for _, words in ORG_KINDS for w in words) | frozenset({
+    "New", "North", "South", "East", "West", "Northern", "Southern", "Eastern", "Western",
+    "Saint", "Santa", "Lake", "Mount", "Island", "Islands", "River", "City", "County", "State",
+    "States", "Republic", "Kingdom", "Empire", "National", "Royal", "International", "Foundation",
+    "Trust", "Hospital", "Museum", "Library", "Award", "Awards", "Prize", "Cup", "King", "Queen",
+    "Prince", "Princess", "Emperor", "Lady", "Lord", "Duke", "Count", "Pope", "Bishop", "Saint",
+    "President", "General", "Minister", "Governor", "Senator", "Doctor", "Professor", "Captain",
+    "Street", "Road", "Avenue", "Park", "Square", "Bridge", "Station", "Airport", "Castle",
+    "Palace", "Tower", "Hall", "Centre", "Center", "Theatre", "Theater", "Festival", "Series",
+    "Season", "Championship", "Championships", "Olympics", "Olympic", "World", "European",
+    "American", "British", "English", "French", "German", "Chinese", "January", "February",
+    "March", "April", "June", "July", "August", "September", "October", "November", "December",
+    "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"})
+_PARTICLES = frozenset({"the", "of", "and", "de", "la", "le", "du", "des", "von", "van", "der",
+                        "den", "da", "di", "del", "y", "e", "&", "for", "in", "at", "on", "a"})
+_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+
+
+def _initials(words: list[str]) -> str:
+    return "".join(w[0] for w in words if w[:1].isupper())
+
+
+def _only_in_names(text: str, word: str) -> bool:
+    """Every whole-word occurrence of ``word`` in ``text`` is part of a longer name (a
+    capitalised word right before or after it)."""
+    for m in re.finditer(r"(?<!\w)" + re.escape(word) + r"(?!\w)", text):
+        before = re.search(r"(\w+)\s+$", text[:m.start()])
+        after = re.match(r"\s+(\w+)", text[m.end():])
+        if not ((before and before.group(1)[:1].isupper()) or
+                (after and after.group(1)[:1].isupper())):
+            return False
+    return True
+
+
+_ALIAS = re.compile(r"\(|\b(or|also known as|known as|a\.?k\.?a\.?|née|nee|called|nicknamed|"
+                    r"alias)\b|\bborn\b[^.;()]*\bas\b", re.IGNORECASE)
+
+
+def _linked_as_alias(text: str, a: tuple[int, int], word: str) -> bool:
+    """Some occurrence of ``word`` in ``text`` is tied to the span ``a`` by an alias marker
+    between them ("X, also known as Y", "X (or Y)", "born … as Y")."""
+    for m in re.finditer(r"(?<!\w)" + re.escape(word) + r"(?!\w)", text):
+        lo, hi = (a[1], m.start()) if m.start() >= a[1] else (m.end(), a[0])
+        if lo <= hi and _ALIAS.search(text[lo:hi]):
+            return True
+    return False
+
+
+def named_again(text: str, arg: Argument,
+                replaced: Sequence[tuple[int, int]] = (), person: bool = False) -> str:
+    """The words by which ``text`` names the argument again outside its mention, or "": two of
+    its words in a row (any case: "gendarmerie nationale"), one of its capitalised words that few
+    names share ("Luxembourg"; ``_SHARED_WORDS`` left out), or one of eight letters or more
+    with another ending ("Piłsudski" / "Piłsudska"), or an acronym of it ("UCLH") or the name
+    an acronym stands for. ``replaced``: the other places the replacement is written too (the
+    same words again: "Keller ... Keller"), which do not count. ``person``: one shared word
+    counts only where an alias marker ties the two ("Muhammaed Yasir Ahmed Taher, also known as
+    Yasir al-Simli", "Lewis of Luxembourg (or Louis II de Luxembourg"): people of one family
+    share surnames and first names ("four children, Beatrice Roche, Lilianne Roche …")."""
+    mention = arg.text_in(text)
+    rest = text
+    for start, end in [(arg.start, arg.end), *replaced]:
+        rest = rest[:start] + " " * (end - start) + rest[end:]
+    words = _WORD.findall(mention)
+    lower = rest.lower()
+    for a, b in zip(words, words[1:]):
+        if a.lower() in _PARTICLES or b.lower() in _PARTICLES or {a, b} <= _SHARED_WORDS:
+            continue
+        if re.search(r"(?<!\w)" + re.escape(a.lower()) + r"\W+" + re.escape(b.lower())
+                     + r"(?!\w)", lower):
+            return f"{a} {b}"
+    others = _WORD.findall(rest)
+    capitalised = [w for w in others if w[:1].isupper()]
+    for w in words:
+        if not w[:1].isupper() or len(w) < 4 or w in _SHARED_WORDS or w.isupper():
+            continue
+        for o in capitalised:
+            if o == w and len(words) == 1 and _only_in_names(rest, w):
+                continue      # "Chicago" and "Loyola University Chicago": another entity
+            if o == w or (len(w) >= 8 and len(o) >= 8 and o[:len(w) - 2] == w[:len(w) - 2]):
+                if person and not _linked_as_alias(rest, (arg.start, arg.end), o):
+                    continue
+                return o
+    # acronyms: "UCLH" for University College London Hospitals …, and the other way round
+    initials = _initials(words)
+    for o in others:
+        if len(o) >= 3 and o.isupper() and len(initials) >= len(o) and initials.startswith(o):
+            return o
+    if len(words) == 1 and len(mention) >= 3 and mention.isupper():
+        run: list[str] = []
+        for o in others + [""]:
+            if o[:1].isupper() or (run and o.lower() in _PARTICLES):
+                run.append(o)
+                continue
+            if _initials(run).startswith(mention):
+                return " ".join(run)
+            run = []
+    return ""

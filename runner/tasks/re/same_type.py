@@ -6,10 +6,21 @@ from __future__ import annotations
 import random
 from typing import Any, Sequence
 
+from runner.tasks.re import fit
 from runner.tasks.re.transforms import (EntityPool, REFollowUp, RETransformation, _is_pronoun,
-                                        _roles, _word_occurrences, replace_argument)
+                                        _roles, _word_occurrences, replace_argument,
+                                        replaced_ranges)
 from runner.tasks.re.types import Argument, REPrediction, RESource
 from runner.transforms.base import BatchItem
+
+
+def named_again(source: RESource, role: str, person_type: str = "PERSON") -> str:
+    """The words by which the sentence names the ``role`` argument again, outside the places its
+    replacement is written (:func:`runner.tasks.re.fit.named_again`), or ""."""
+    arg = getattr(source, role)
+    other = source.tail if role == "head" else source.head
+    return fit.named_again(source.text, arg, replaced_ranges(source.text, arg, other)[1:],
+                           person=arg.type == person_type)
 
 
 class SameTypeEntity(RETransformation):
@@ -20,7 +31,9 @@ class SameTypeEntity(RETransformation):
     sentence's pronouns), an organisation of the kind the source's relation needs (a school
     for per:schools_attended) or else of the original's kind (a company for a company; one of
     unknown kind is not replaced), a date or number by one written the same way; a mention
-    with one word is replaced by one word, a longer one by a longer one."""
+    with one word is replaced by one word, a longer one by a longer one. An argument the
+    sentence names again outside its mention is left (``skip_named_again``,
+    :func:`runner.tasks.re.fit.named_again`)."""
 
     name = "same_type_entity"
     mr = "MR-R1"
@@ -28,19 +41,22 @@ class SameTypeEntity(RETransformation):
     def __init__(self, *, pool: EntityPool | None = None, follow_ups: int = 1,
                  arguments: Sequence[str] = ("head", "tail"),
                  gazetteer: dict[str, list[str]] | None = None, fit: bool = True,
+                 skip_named_again: bool = True,
                  person_type: str = "PERSON", organization_type: str = "ORGANIZATION",
                  shaped_types: Sequence[str] = ("DATE", "NUMBER", "DURATION"),
                  lm: str | None = None, lm_sample: int = 8, lm_max_drop: float | None = 3.0,
                  device: str = "auto",
                  fp16: bool = True, lm_model: Any = None, **kw: Any) -> None:
         super().__init__(follow_ups=follow_ups, arguments=list(arguments),
-                         gazetteer=gazetteer or {}, fit=fit, shaped_types=list(shaped_types),
+                         gazetteer=gazetteer or {}, fit=fit, skip_named_again=skip_named_again,
+                         shaped_types=list(shaped_types),
                          lm=lm, lm_sample=lm_sample,
                          **({"lm_max_drop": lm_max_drop} if lm else {}), **kw)
         self.pool = pool or EntityPool(gazetteer)
         self.follow_ups = follow_ups
         self.arguments = _roles(arguments)
         self.fit = fit
+        self.skip_named_again = skip_named_again
         self.person_type, self.organization_type = person_type, organization_type
         self.shaped_types = frozenset(shaped_types)
         self.lm_sample = lm_sample
@@ -59,8 +75,6 @@ class SameTypeEntity(RETransformation):
         """The candidates that fit the slot, and what they had to be."""
         if not self.fit:
             return pool, None
-        from runner.tasks.re import fit
-
         mention = arg.text_in(source.text)
         one_word = len(mention.split()) == 1
         pool = [c for c in pool if (len(c.split()) == 1) == one_word]
@@ -84,6 +98,8 @@ class SameTypeEntity(RETransformation):
             arg = getattr(source, role)
             mention = arg.text_in(source.text)
             if _is_pronoun(source.text, arg):
+                continue
+            if self.skip_named_again and named_again(source, role, self.person_type):
                 continue
             other = (source.tail if role == "head" else source.head).text_in(source.text)
             pool = [c for c in self.pool.candidates(arg.type)

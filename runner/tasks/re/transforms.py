@@ -161,6 +161,15 @@ def subject_fits(label: str, head_type: str, tail_type: str | None = None) -> bo
     return True
 
 
+def replaced_ranges(text: str, arg: Argument, other: Argument) -> list[tuple[int, int]]:
+    """Where replacing ``arg`` writes: its mention and the other whole-word occurrences of the
+    same words (outside ``other`` and not inside a longer name), the mention first."""
+    first = (arg.start, arg.end)
+    return [first] + [r for r in _word_occurrences(text, arg.text_in(text))
+                      if r != first and not (r[0] < other.end and other.start < r[1])
+                      and not _inside_name(text, *r)]
+
+
 def replace_argument(source: RESource | REInput, role: str, new_text: str, new_type: str,
                      *, every_occurrence: bool = True) -> tuple[REInput, Edit] | None:
     """The input with the ``role`` argument's mention replaced by ``new_text`` of ``new_type``.
@@ -172,12 +181,8 @@ def replace_argument(source: RESource | REInput, role: str, new_text: str, new_t
     text = source.text
     arg = source.head if role == "head" else source.tail
     other = source.tail if role == "head" else source.head
-    mention = arg.text_in(text)
-    ranges = [(arg.start, arg.end)]
-    if every_occurrence:
-        ranges += [r for r in _word_occurrences(text, mention)
-                   if r != ranges[0] and not (r[0] < other.end and other.start < r[1])
-                   and not _inside_name(text, *r)]
+    ranges = (replaced_ranges(text, arg, other) if every_occurrence
+              else [(arg.start, arg.end)])
     reps = []
     for s, e in ranges:
         new, start = new_text, s
