@@ -290,6 +290,11 @@ def _re_r1_lm() -> str:
     return _bench_module("re_r1_lm").table()
 
 
+@figures("re-named-again")
+def _re_named_again() -> str:
+    return _bench_module("re_named_again").table()
+
+
 @figures("coref-gum-b")
 def _coref_gum_b() -> str:
     return _bench_module("coref_gum_b_reads").table("b")

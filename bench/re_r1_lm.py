@@ -88,7 +88,7 @@ def table() -> str:
             "second) | validity (first / second) | real per 100 sources (first / second) | "
             "agreement |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|"]
     limit = TUNED_MAX_DROP
-    for name, what, cap in (("off", "as shipped (drawn at random among those that fit)", None),
+    for name, what, cap in (("off", "drawn at random among those that fit (no LM)", None),
                             ("on", "ranked by the LM's fit (`lm: smollm2`, `lm_max_drop: null`)",
                              None),
                             ("on", f"ranked by the LM's fit, at most {limit:g} nats below the "
