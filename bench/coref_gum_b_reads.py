@@ -15,7 +15,6 @@ parts) against the candidates as before.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import sys
@@ -132,20 +131,9 @@ def table(part: str = "b") -> str:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    sub = ap.add_subparsers(dest="cmd")
-    d = sub.add_parser("draw")
-    d.add_argument("now", type=Path)
-    d.add_argument("before", type=Path)
-    d.add_argument("--seed", type=int, default=13)
-    for a in (ap, d):
-        a.add_argument("--part", choices=sorted(PARTS), default="b")
-    args = ap.parse_args()
-    if args.cmd == "draw":
-        draw(args.now, args.before, args.seed, args.part)
-    else:
-        print(table(args.part))
-    return 0
+    from two_runs import main as cli
+
+    return cli(__doc__, draw, table, runs=('now', 'before'), parts=sorted(PARTS))
 
 
 if __name__ == "__main__":

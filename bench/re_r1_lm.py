@@ -12,7 +12,6 @@ violations drawn from both to be read blind.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import sys
@@ -149,19 +148,9 @@ def _device() -> str:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    sub = ap.add_subparsers(dest="cmd")
-    d = sub.add_parser("draw")
-    d.add_argument("off", type=Path)
-    d.add_argument("on", type=Path)
-    d.add_argument("--n", type=int, default=20)
-    d.add_argument("--seed", type=int, default=13)
-    args = ap.parse_args()
-    if args.cmd == "draw":
-        draw(args.off, args.on, args.n, args.seed)
-    else:
-        print(table())
-    return 0
+    from two_runs import main as cli
+
+    return cli(__doc__, draw, table, runs=('off', 'on'), n=20)
 
 
 if __name__ == "__main__":
