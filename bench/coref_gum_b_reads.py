@@ -2,14 +2,15 @@
 read blind. Part b (``suites/data/coref_gum_b.jsonl``): with and without ``own_sense``; part c
 (``coref_gum_c.jsonl``, built after part b was read): synonyms only with the similarity in
 context (``antonyms: false``, ``context_similarity: 0.5``, chosen on the reads of the earlier
-parts) against the candidates as before.
+parts) against the candidates as before; part d (built after part c was read): the same again,
+and parts c and d together.
 
-    python bench/coref_gum_b_reads.py draw NOW_RUN BEFORE_RUN [--part b|c] [--seed 13]
+    python bench/coref_gum_b_reads.py draw NOW_RUN BEFORE_RUN [--part b|c|d] [--seed 13]
         runs of bench/coref_xrenner_gum_<part>.yaml (NOW) and ..._before.yaml (BEFORE); writes
         bench/reads/coref_gum_<part>.blind.json (every violation of either run, shuffled, no run
         named; a follow-up both runs made is one item) and bench/reads/coref_gum_<part>.key.json
         (which runs each came from, both runs' counts)
-    python bench/coref_gum_b_reads.py [--part b|c]
+    python bench/coref_gum_b_reads.py [--part b|c|d]
         the table, once bench/reads/coref_gum_<part>.first.json and .second.json hold the two
         readers' marks ({"marks": [{"id", "real": true|false, ...}]}); what the docs block prints
 """
@@ -31,6 +32,10 @@ PARTS = {
           "now": "synonyms only, near the word in context (`antonyms: false`, "
                  "`context_similarity: 0.5`)",
           "text": "built after part b was read, none shared with the earlier parts",
+          "timing": "side by side"},
+    "d": {"before": "WordNet synonyms and antonyms, ranked by the LM (as in part b)",
+          "now": "synonyms only, near the word in context (the defaults now)",
+          "text": "built after part c was read, none shared with the earlier parts",
           "timing": "side by side"},
 }
 RULE = ("real = the follow-up is a fair, natural edit of the source (a word replaced by one that "
@@ -93,6 +98,19 @@ def draw(now: Path, before: Path, seed: int, part: str = "b") -> None:
     print(f"wrote {len(blind)} violations to {READS / f'{stem}.blind.json'}")
 
 
+def _now_reads(part: str) -> tuple[int, int, int, int]:
+    """The "now" run's violations of a part: (read, real by the first reader, real by the
+    second, sources)."""
+    stem = f"coref_gum_{part}"
+    key = json.loads((READS / f"{stem}.key.json").read_text(encoding="utf-8"))
+    marks = [{m["id"]: bool(m["real"]) for m in json.loads(
+        (READS / f"{stem}.{r}.json").read_text(encoding="utf-8"))["marks"]}
+        for r in ("first", "second")]
+    ids = [i for i, k in key["key"].items() if "now" in k["runs"]]
+    return (len(ids), sum(marks[0][i] for i in ids), sum(marks[1][i] for i in ids),
+            key["runs"]["now"]["sources"])
+
+
 def table(part: str = "b") -> str:
     stem, labels = f"coref_gum_{part}", PARTS[part]
     key = json.loads((READS / f"{stem}.key.json").read_text(encoding="utf-8"))
@@ -127,7 +145,18 @@ def table(part: str = "b") -> str:
             f"are in both runs and read once). The system could not answer {now['errors']} and "
             f"{before['errors']} cases (xrenner put one mention in two clusters). Real per 100 "
             f"sources: real violations read per 100 passages. The runs took {now['seconds']:.0f} s "
-            f"and {before['seconds']:.0f} s on two CPU cores, run {labels['timing']}.")
+            f"and {before['seconds']:.0f} s on two CPU cores, run {labels['timing']}."
+            + (_together() if part == "d" else ""))
+
+
+def _together() -> str:
+    """Parts c and d together, the checks of the defaults now (frozen before either was read)."""
+    runs = [_now_reads(p) for p in "cd"]
+    n, r1, r2, src = (sum(x[k] for x in runs) for k in range(4))
+    return (f"\n\nParts c and d together, with the checks of the defaults (chosen before either "
+            f"was read): {n} violations in {src} passages, {r1} real by the first reader and "
+            f"{r2} by the blind second ({100 * r1 / n:.0f} % / {100 * r2 / n:.0f} %), "
+            f"{100 * r1 / src:.1f} / {100 * r2 / src:.1f} real per 100 passages.")
 
 
 def main() -> int:

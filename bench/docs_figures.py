@@ -305,6 +305,11 @@ def _coref_gum_c() -> str:
     return _bench_module("coref_gum_b_reads").table("c")
 
 
+@figures("coref-gum-d")
+def _coref_gum_d() -> str:
+    return _bench_module("coref_gum_b_reads").table("d")
+
+
 @figures("ner-lm-yield")
 def _ner_lm_yield() -> str:
     module = _bench_module("ner_lm_yield")

@@ -2,10 +2,12 @@
 genres with OntoGUM's gold clusters, a set built after ``coref_gum.jsonl`` was read and kept
 apart from it (no sentence of that file is in a passage here).
 
-Usage: python bench/make_coref_gum_b.py GUM_DIR [b|c]
+Usage: python bench/make_coref_gum_b.py GUM_DIR [b|c|d]
     b (default): writes suites/data/coref_gum_b.jsonl
     c: writes suites/data/coref_gum_c.jsonl, built after part b was read, by the same rules,
        none of its passages sharing a sentence with coref_gum.jsonl or coref_gum_b.jsonl
+    d: writes suites/data/coref_gum_d.jsonl, built after part c was read, none sharing a
+       sentence with the earlier parts
 
 GUM_DIR is a checkout of github.com/amir-zeldes/gum or a git directory of it (files read with
 ``git show HEAD:…``). The text and tokens are OntoGUM's CoNLL-U files
@@ -140,9 +142,10 @@ def _passage(name, sents, spans, mentions, run) -> dict | None:
 
 
 def main(gum: str, part: str = "b") -> None:
-    if part not in ("b", "c"):
-        sys.exit(f"part must be b or c, not {part!r}")
-    before = ["coref_gum.jsonl"] + (["coref_gum_b.jsonl"] if part == "c" else [])
+    parts = "bcd"
+    if part not in parts:
+        sys.exit(f"part must be b, c or d, not {part!r}")
+    before = ["coref_gum.jsonl"] + [f"coref_gum_{p}.jsonl" for p in parts[:parts.index(part)]]
     seen = {json.loads(line)["text"] for name in before for line in
             (DATA / name).read_text(encoding="utf-8").splitlines()}
     rows = passages(Path(gum), seen)
