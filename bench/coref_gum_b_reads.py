@@ -34,7 +34,8 @@ PARTS = {
           "text": "built after part b was read, none shared with the earlier parts",
           "timing": "side by side"},
     "d": {"before": "WordNet synonyms and antonyms, ranked by the LM (as in part b)",
-          "now": "synonyms only, near the word in context (the defaults now)",
+          "now": "synonyms only, near the word in context (`antonyms`, `context_similarity`: "
+                 "the defaults now)",
           "text": "built after part c was read, none shared with the earlier parts",
           "timing": "side by side"},
 }
@@ -154,7 +155,7 @@ def _together() -> str:
     runs = [_now_reads(p) for p in "cd"]
     n, r1, r2, src = (sum(x[k] for x in runs) for k in range(4))
     return (f"\n\nParts c and d together, with the checks of the defaults (chosen before either "
-            f"was read): {n} violations in {src} passages, {r1} real by the first reader and "
+            f"was read; the LM's ranking on, as in every run here): {n} violations in {src} passages, {r1} real by the first reader and "
             f"{r2} by the blind second ({100 * r1 / n:.0f} % / {100 * r2 / n:.0f} %), "
             f"{100 * r1 / src:.1f} / {100 * r2 / src:.1f} real per 100 passages.")
 
