@@ -33,6 +33,7 @@ import re
 from pathlib import Path
 from typing import Sequence
 
+from runner.tasks.re.transforms import _inside_name, _word_occurrences
 from runner.tasks.re.types import Argument
 
 NAME_GENDERS = Path(__file__).resolve().parent / "data" / "name_genders.json"
@@ -164,15 +165,8 @@ def _initials(words: list[str]) -> str:
 
 
 def _only_in_names(text: str, word: str) -> bool:
-    """Every whole-word occurrence of ``word`` in ``text`` is part of a longer name (a
-    capitalised word right before or after it)."""
-    for m in re.finditer(r"(?<!\w)" + re.escape(word) + r"(?!\w)", text):
-        before = re.search(r"(\w+)\s+$", text[:m.start()])
-        after = re.match(r"\s+(\w+)", text[m.end():])
-        if not ((before and before.group(1)[:1].isupper()) or
-                (after and after.group(1)[:1].isupper())):
-            return False
-    return True
+    """Every whole-word occurrence of ``word`` in ``text`` is part of a longer name."""
+    return all(_inside_name(text, *r) for r in _word_occurrences(text, word))
 
 
 _ALIAS = re.compile(r"\(|\b(or|also known as|known as|a\.?k\.?a\.?|née|nee|called|nicknamed|"
@@ -182,8 +176,8 @@ _ALIAS = re.compile(r"\(|\b(or|also known as|known as|a\.?k\.?a\.?|née|nee|call
 def _linked_as_alias(text: str, a: tuple[int, int], word: str) -> bool:
     """Some occurrence of ``word`` in ``text`` is tied to the span ``a`` by an alias marker
     between them ("X, also known as Y", "X (or Y)", "born … as Y")."""
-    for m in re.finditer(r"(?<!\w)" + re.escape(word) + r"(?!\w)", text):
-        lo, hi = (a[1], m.start()) if m.start() >= a[1] else (m.end(), a[0])
+    for start, end in _word_occurrences(text, word):
+        lo, hi = (a[1], start) if start >= a[1] else (end, a[0])
         if lo <= hi and _ALIAS.search(text[lo:hi]):
             return True
     return False
