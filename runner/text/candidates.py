@@ -283,7 +283,13 @@ class WordNetCandidates(CandidateSource):
         return [syn for _, syn in self._senses(*word) if keep is None or syn.name() in keep]
 
     def candidates(self, doc, tokens, k):
-        looked = self.looked_up(doc, tokens)
+        return self.synonyms(doc, tokens, self.looked_up(doc, tokens), k)
+
+    def synonyms(self, doc: Any, tokens: Sequence[int],
+                 looked: Sequence[tuple[tuple[str, str] | None, frozenset[str] | None]],
+                 k: int) -> list[list[tuple[str, float]]]:
+        """:meth:`candidates` from the tokens' :meth:`looked_up` (a caller that needs the look-up
+        too does it once)."""
         result = []
         for i, (word, senses) in zip(tokens, looked):
             tok = doc[i]

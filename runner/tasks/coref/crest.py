@@ -161,8 +161,8 @@ class CandidateFinder:
 
         if self.wn_source is not None:
             tokens = list(tokens)
-            syns = self.wn_source.candidates(doc, tokens, self.synonyms_per_token)
             looked = self.wn_source.looked_up(doc, tokens)
+            syns = self.wn_source.synonyms(doc, tokens, looked, self.synonyms_per_token)
             for i, cands, (word, keep) in zip(tokens, syns, looked):
                 for new, _ in cands:
                     add(i, new, "wordnet:synonym")
