@@ -23,6 +23,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 READS = ROOT / "bench" / "reads"
+sys.path.insert(0, str(ROOT / "bench"))
+
+from two_runs import read_marks, write_draw  # noqa: E402
+
 PARTS = {
     "b": {"before": "every synonym and antonym of the common senses (`own_sense: false`)",
           "now": "a synonym only in a common sense of its own (`own_sense: true`)",
@@ -88,37 +92,21 @@ def draw(now: Path, before: Path, seed: int, part: str = "b") -> None:
                       "source_clusters": _clusters(c["source"]["text"], c["source"]["clusters"]),
                       "follow_up_clusters": _clusters(fu["text"], fu["clusters"]),
                       "expectation": EXPECTATION})
-    READS.mkdir(exist_ok=True)
-    (READS / f"{stem}.blind.json").write_text(json.dumps(
-        {"rule": RULE, "items": blind}, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    counts = {k: {m: v for m, v in r.items() if m != "fails"} for k, r in runs.items()}
-    (READS / f"{stem}.key.json").write_text(json.dumps(
-        {"command": "python bench/coref_gum_b_reads.py draw " + " ".join(sys.argv[2:]),
-         "runs": counts, "key": key}, indent=1) + "\n", encoding="utf-8")
-    print(json.dumps(counts, indent=1))
-    print(f"wrote {len(blind)} violations to {READS / f'{stem}.blind.json'}")
+    write_draw(stem, RULE, blind, runs, key)
 
 
 def _now_reads(part: str) -> tuple[int, int, int, int]:
     """The "now" run's violations of a part: (read, real by the first reader, real by the
     second, sources)."""
-    stem = f"coref_gum_{part}"
-    key = json.loads((READS / f"{stem}.key.json").read_text(encoding="utf-8"))
-    marks = [{m["id"]: bool(m["real"]) for m in json.loads(
-        (READS / f"{stem}.{r}.json").read_text(encoding="utf-8"))["marks"]}
-        for r in ("first", "second")]
+    key, marks = read_marks(f"coref_gum_{part}")
     ids = [i for i, k in key["key"].items() if "now" in k["runs"]]
-    return (len(ids), sum(marks[0][i] for i in ids), sum(marks[1][i] for i in ids),
+    return (len(ids), sum(marks["first"][i] for i in ids), sum(marks["second"][i] for i in ids),
             key["runs"]["now"]["sources"])
 
 
 def table(part: str = "b") -> str:
     stem, labels = f"coref_gum_{part}", PARTS[part]
-    key = json.loads((READS / f"{stem}.key.json").read_text(encoding="utf-8"))
-    marks = {}
-    for reader in ("first", "second"):
-        data = json.loads((READS / f"{stem}.{reader}.json").read_text(encoding="utf-8"))
-        marks[reader] = {m["id"]: bool(m["real"]) for m in data["marks"]}
+    key, marks = read_marks(stem)
     rows = ["| CREST | follow-ups | violations | per 100 sources | real (first / second) | "
             "validity (first / second) | real per 100 sources (first / second) | agreement |",
             "|---|--:|--:|--:|--:|--:|--:|--:|"]

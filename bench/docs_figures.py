@@ -285,29 +285,16 @@ for _name in ("re-mr-table-readme", "re-mr-table", "re-classifier", "re-textacy-
     BLOCKS[_name] = _re_block(_name)
 
 
-@figures("re-r1-lm")
-def _re_r1_lm() -> str:
-    return _bench_module("re_r1_lm").table()
+def _reads_table(module: str, *args: str) -> Callable[[], str]:
+    return lambda: _bench_module(module).table(*args)
 
 
-@figures("re-named-again")
-def _re_named_again() -> str:
-    return _bench_module("re_named_again").table()
-
-
-@figures("coref-gum-b")
-def _coref_gum_b() -> str:
-    return _bench_module("coref_gum_b_reads").table("b")
-
-
-@figures("coref-gum-c")
-def _coref_gum_c() -> str:
-    return _bench_module("coref_gum_b_reads").table("c")
-
-
-@figures("coref-gum-d")
-def _coref_gum_d() -> str:
-    return _bench_module("coref_gum_b_reads").table("d")
+# the tables of violations read twice: block name, bench script, its table's arguments
+for _name, _module, *_args in (("re-r1-lm", "re_r1_lm"), ("re-named-again", "re_named_again"),
+                               ("coref-gum-b", "coref_gum_b_reads", "b"),
+                               ("coref-gum-c", "coref_gum_b_reads", "c"),
+                               ("coref-gum-d", "coref_gum_b_reads", "d")):
+    BLOCKS[_name] = _reads_table(_module, *_args)
 
 
 @figures("ner-lm-yield")

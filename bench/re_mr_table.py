@@ -131,16 +131,15 @@ def readme_table(run: dict, marks: list[dict]) -> str:
 def r1_own_reading() -> tuple[int, int, int] | None:
     """MR-R1's violations read on their own, as the suite makes them (bench/reads/
     re_named_again.*: the group kept by skip_named_again): (read, real first, real second)."""
-    reads = ROOT / "bench" / "reads"
+    sys.path.insert(0, str(ROOT / "bench"))
+    from two_runs import read_marks
+
     try:
-        key = json.loads((reads / "re_named_again.key.json").read_text(encoding="utf-8"))["key"]
-        marks = [{m["id"]: m["real"] for m in json.loads(
-            (reads / f"re_named_again.{r}.json").read_text(encoding="utf-8"))["marks"]}
-            for r in ("first", "second")]
+        key, marks = read_marks("re_named_again")
     except FileNotFoundError:
         return None
-    ids = [i for i, k in key.items() if k["group"] == "kept"]
-    return len(ids), sum(marks[0][i] for i in ids), sum(marks[1][i] for i in ids)
+    ids = [i for i, k in key["key"].items() if k["group"] == "kept"]
+    return len(ids), sum(marks["first"][i] for i in ids), sum(marks["second"][i] for i in ids)
 
 
 def training_figures() -> str:

@@ -26,6 +26,14 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from re_draw_violations import EXPECTS, label, marked  # noqa: E402
+from two_runs import read_marks, write_draw  # noqa: E402
+
+RULE = ("real = the system's answer is wrong on the source or on the follow-up, and "
+        "the follow-up is a fair, natural sentence in which the relation between HEAD "
+        "and TAIL is the source's; false = the follow-up changed what the sentence "
+        "says of the pair (a replacement that does not fit its slot or contradicts "
+        "another word of the sentence, a sentence that no longer reads) or both answers "
+        "are right")
 
 
 def _named_again(case: dict) -> str:
@@ -70,29 +78,11 @@ def draw(off: Path, on: Path, n: int, seed: int) -> None:
                       "follow_up": marked(fu), "follow_up_answer": label(fu),
                       "replaced": f"{fu['meta']['original']} -> {fu['meta']['replacement']}",
                       "expectation": EXPECTS["identical"]})
-    READS.mkdir(exist_ok=True)
-    (READS / f"{STEM}.blind.json").write_text(json.dumps(
-        {"rule": "real = the system's answer is wrong on the source or on the follow-up, and "
-                 "the follow-up is a fair, natural sentence in which the relation between HEAD "
-                 "and TAIL is the source's; false = the follow-up changed what the sentence "
-                 "says of the pair (a replacement that does not fit its slot or contradicts "
-                 "another word of the sentence, a sentence that no longer reads) or both answers "
-                 "are right",
-         "items": blind}, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    counts = {k: {m: v for m, v in r.items() if m != "fails"} for k, r in runs.items()}
-    (READS / f"{STEM}.key.json").write_text(json.dumps(
-        {"command": "python bench/re_named_again.py draw " + " ".join(sys.argv[2:]),
-         "runs": counts, "key": key}, indent=1) + "\n", encoding="utf-8")
-    print(json.dumps(counts, indent=1))
-    print(f"drew {len(blind)} violations into {READS / f'{STEM}.blind.json'}")
+    write_draw(STEM, RULE, blind, runs, key)
 
 
 def table() -> str:
-    key = json.loads((READS / f"{STEM}.key.json").read_text(encoding="utf-8"))
-    marks = {}
-    for reader in ("first", "second"):
-        data = json.loads((READS / f"{STEM}.{reader}.json").read_text(encoding="utf-8"))
-        marks[reader] = {m["id"]: bool(m["real"]) for m in data["marks"]}
+    key, marks = read_marks(STEM)
     off, on = key["runs"]["off"], key["runs"]["on"]
     n_src = on["sources"]
     share = {}

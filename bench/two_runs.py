@@ -1,11 +1,41 @@
-"""The command line the blind-reading scripts share (bench/re_r1_lm.py, bench/re_named_again.py,
-bench/coref_gum_b_reads.py): ``draw A B [--n N] [--seed S] [--part P]`` draws the violations of
-two runs into the files to read; with no command, the table of the readers' marks."""
+"""What the blind-reading scripts share (bench/re_r1_lm.py, bench/re_named_again.py,
+bench/coref_gum_b_reads.py): the command line — ``draw A B [--n N] [--seed S] [--part P]`` draws
+the violations of two runs into the files to read; with no command, the table of the readers'
+marks — and the reading of those marks (:func:`read_marks`)."""
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
+
+READS = Path(__file__).resolve().parent / "reads"
+
+
+def write_draw(stem: str, rule: str, blind: list[dict[str, Any]], runs: dict[str, dict[str, Any]],
+               key: dict[str, Any]) -> None:
+    """Write a draw: ``bench/reads/<stem>.blind.json`` (the rule and the items, for the readers)
+    and ``<stem>.key.json`` (the command, both runs' counts without their cases, the key)."""
+    READS.mkdir(exist_ok=True)
+    (READS / f"{stem}.blind.json").write_text(json.dumps(
+        {"rule": rule, "items": blind}, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    counts = {k: {m: v for m, v in r.items() if m != "fails"} for k, r in runs.items()}
+    (READS / f"{stem}.key.json").write_text(json.dumps(
+        {"command": f"python bench/{Path(sys.argv[0]).name} draw " + " ".join(sys.argv[2:]),
+         "runs": counts, "key": key}, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps(counts, indent=1))
+    print(f"drew {len(blind)} violations into {READS / f'{stem}.blind.json'}")
+
+
+def read_marks(stem: str) -> tuple[dict[str, Any], dict[str, dict[str, bool]]]:
+    """``bench/reads/<stem>.key.json`` and the two readers' marks of ``<stem>.first.json`` and
+    ``<stem>.second.json``: ``{"first": {id: real}, "second": {id: real}}``."""
+    key = json.loads((READS / f"{stem}.key.json").read_text(encoding="utf-8"))
+    marks = {reader: {m["id"]: bool(m["real"]) for m in json.loads(
+        (READS / f"{stem}.{reader}.json").read_text(encoding="utf-8"))["marks"]}
+        for reader in ("first", "second")}
+    return key, marks
 
 
 def main(doc: str, draw: Callable[..., None], table: Callable[..., str], *,
