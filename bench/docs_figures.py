@@ -293,7 +293,8 @@ def _reads_table(module: str, *args: str) -> Callable[[], str]:
 for _name, _module, *_args in (("re-r1-lm", "re_r1_lm"), ("re-named-again", "re_named_again"),
                                ("coref-gum-b", "coref_gum_b_reads", "b"),
                                ("coref-gum-c", "coref_gum_b_reads", "c"),
-                               ("coref-gum-d", "coref_gum_b_reads", "d")):
+                               ("coref-gum-d", "coref_gum_b_reads", "d"),
+                               ("ner-shuffle-subtypes", "ner_shuffle_subtypes")):
     BLOCKS[_name] = _reads_table(_module, *_args)
 
 

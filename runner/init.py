@@ -95,6 +95,8 @@ transformations:
   # find both again with the same types. follow_ups: how many such sentences per source.
   - type: entity_shuffle
     mode: pairs
+    # only names of one fine type change places: a city not to a country's place
+    subtypes: true
     follow_ups: 2
   # The statement turned into a question ("Maria met Tom." → "Did Maria meet Tom?"): the names and
   # their types should not change.

@@ -95,3 +95,37 @@ def test_pairs_mode_exchanges_two_names_of_one_label_and_leaves_the_rest():
     assert "mode" not in EntityShuffle(follow_ups=2).describe()
     with pytest.raises(ValueError, match="permute"):
         EntityShuffle(mode="all")
+
+
+def _spans(text, names):
+    return Prediction(tuple(Span(text.index(n), text.index(n) + len(n), lab) for n, lab in names))
+
+
+def test_subtypes_keep_a_city_out_of_a_country_s_place():
+    text = "In the first game of Group G, Belgium faced Panama at the Fisht Stadium in Sochi."
+    pred = _spans(text, [("Belgium", "LOCATION"), ("Panama", "LOCATION"),
+                         ("the Fisht Stadium", "LOCATION"), ("Sochi", "LOCATION")])
+    for mode in ("pairs", "permute"):
+        plain = {f.text for f in EntityShuffle(follow_ups=6, mode=mode).generate(
+            Sentence("s", text), pred, random.Random(0))}
+        assert any(not t.endswith("in Sochi.") for t in plain)   # without: the city moves
+        fine = [f.text for f in EntityShuffle(follow_ups=6, mode=mode, subtypes=True).generate(
+            Sentence("s", text), pred, random.Random(0))]
+        # only the two countries change places; the city and the venue stay
+        assert fine == ["In the first game of Group G, Panama faced Belgium at the Fisht Stadium "
+                        "in Sochi."]
+
+
+def test_subtypes_leave_names_of_unknown_kind_and_ungendered_persons_free():
+    text = "Alice Brown met John Smith at Zorblat Industries and Quux Holdings."
+    pred = _spans(text, [("Alice Brown", "PERSON"), ("John Smith", "PERSON"),
+                         ("Zorblat Industries", "ORGANIZATION"), ("Quux Holdings", "ORGANIZATION")])
+    got = {f.text for f in EntityShuffle(follow_ups=4, mode="pairs", subtypes=True).generate(
+        Sentence("s", text), pred, random.Random(0))}
+    # no gendered word: a woman's and a man's name may change places; unknown companies too
+    assert "John Smith met Alice Brown at Zorblat Industries and Quux Holdings." in got
+    assert "Alice Brown met John Smith at Quux Holdings and Zorblat Industries." in got
+    gendered = "Alice Brown met John Smith and his brother at the station."
+    pred = _spans(gendered, [("Alice Brown", "PERSON"), ("John Smith", "PERSON")])
+    assert EntityShuffle(mode="pairs", subtypes=True).generate(
+        Sentence("s", gendered), pred, random.Random(0)) == []

@@ -66,6 +66,9 @@ def test_hand_checked_questions(parser, source, question, case):
     "He came home. She stayed out.",       # two sentences
     "A quiet day in Paris.",               # no verb
     "NATO should act now, the report argued.",  # a clause before the subject
+    # a quotation never closed: the "?" would end the quoted words
+    'After the match, the coach said, "We were playing against a skilled team.',
+    "After the match, the coach said, “We were playing against a skilled team.",
 ])
 def test_not_applicable(parser, source):
     assert _question(parser, source) is None

@@ -229,6 +229,12 @@ TRANSFORMATIONS.add(
                  "description": "permute (paper): each follow-up is a random permutation of "
                                 "each type's names; pairs: each exchanges two names of one "
                                 "type and leaves the rest in place (distinct pairs at random)."},
+        "subtypes": {"type": "boolean", "default": False,
+                     "description": "Move names only among those of one fine type where the "
+                                    "entity attack's gazetteer tells it (country, city, river, "
+                                    "company, sports team, university …; a person's gender where "
+                                    "the sentence has a gendered word); names of unknown fine "
+                                    "type move as before."},
     },
     relation="MR2", max_per_source=lambda p: int(p.get("follow_ups", 1)), group="research",
 )

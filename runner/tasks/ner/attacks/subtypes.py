@@ -88,7 +88,7 @@ _BEFORE_CLUES = [(lab, re.compile(f"(?:{p})" + r"\s*$", re.I), sub) for lab, p, 
 ]]
 _TITLE = re.compile(r"(?P<male>(?:Mr|Sir|Lord|Mister)\.?$)|"
                     r"(?P<female>(?:Mrs|Ms|Miss|Lady|Dame)\.?$)")
-_GENDERED = re.compile(r"\b(he|him|his|himself|she|her|hers|herself|Mr|Mrs|Ms|Miss|Sir|Lady|"
+GENDERED = re.compile(r"\b(he|him|his|himself|she|her|hers|herself|Mr|Mrs|Ms|Miss|Sir|Lady|"
                        r"man|woman|husband|wife|son|daughter|father|mother|brother|sister)\b",
                        re.I)
 
@@ -196,7 +196,7 @@ class Gazetteer:
         for lab, pattern, sub in _BEFORE_CLUES:
             if lab == label and sub in subs and pattern.search(before):
                 return sub, "clue"
-        if label == "PERSON" and not _GENDERED.search(sentence):
+        if label == "PERSON" and not GENDERED.search(sentence):
             return PERSON_ANY, "clue"
         return None, None
 

@@ -1,8 +1,15 @@
 """`entity_shuffle` (TIN §3.3, SPEC §1.4): put each predicted entity where another entity of the
 same type was, shuffling within each type. Sentences without two distinct entities of one type
-make no follow-up."""
+make no follow-up.
+
+With ``subtypes``, two names are exchanged only when the fine types of the entity attack's
+gazetteer (``runner.tasks.ner.attacks.subtypes``, GeoNames, WordNet and clues) do not set them
+apart: a city is not put in a country's place ("Belgium faced Sochi at the Fisht Stadium in
+Panama"), a company not in a sports team's, a man's name not in a woman's where the sentence has
+a gendered word. Names whose sub-type nothing tells move as before."""
 from __future__ import annotations
 
+import functools
 import itertools
 import random
 from collections import defaultdict
@@ -21,22 +28,36 @@ class EntityShuffle(Transformation):
     name = "entity_shuffle"
 
     def __init__(self, *, follow_ups: int = 1, types: Sequence[str] | None = None,
-                 mode: str = "permute") -> None:
+                 mode: str = "permute", subtypes: bool = False) -> None:
         if mode not in ("permute", "pairs"):
             raise ValueError(f"entity_shuffle mode must be 'permute' or 'pairs', not {mode!r}")
         super().__init__(follow_ups=follow_ups, types=list(types) if types else None,
-                         **({"mode": mode} if mode != "permute" else {}))
+                         **({"mode": mode} if mode != "permute" else {}),
+                         **({"subtypes": True} if subtypes else {}))
         self.follow_ups = follow_ups
         self.types = set(types) if types else None
         self.mode = mode
+        self.subtypes = subtypes
 
     def _generate(self, source: Sentence, prediction: Prediction, rng: random.Random,
                   doc: Any) -> list[FollowUp]:
         text = source.text
         groups: dict[str, list[Span]] = defaultdict(list)
+        kinds: dict[str, str | None] = {}
         for span in _non_overlapping(prediction.spans):
             if self.types is None or span.label in self.types:
+                if self.subtypes:
+                    kinds[span.text_in(text)] = subtype_kind(span.label, span.text_in(text),
+                                                             text[:span.start], text)
                 groups[span.label].append(span)
+        if self.subtypes and self.mode == "permute":
+            # a permutation moves names only among those of one kind (unknown: among themselves)
+            split: dict[str, list[Span]] = defaultdict(list)
+            for label, spans in groups.items():
+                for s in spans:
+                    kind = kinds[s.text_in(text)]
+                    split[f"{label}:{kind}" if kind else label].append(s)
+            groups = split
         # Shuffling identical strings changes nothing: a type needs two different entity texts.
         groups = {t: ss for t, ss in groups.items() if len({s.text_in(text) for s in ss}) >= 2}
         if not groups:
@@ -44,7 +65,7 @@ class EntityShuffle(Transformation):
         # where each name first stands (a leading "The" there is recased where it lands)
         origin = {t: {s.text_in(text): s.start for s in reversed(ss)} for t, ss in groups.items()}
         if self.mode == "pairs":
-            return self._pairs(text, groups, origin, rng)
+            return self._pairs(text, groups, origin, rng, kinds)
         out: list[FollowUp] = []
         seen = {text}
         for _ in range(self.follow_ups * _ATTEMPTS_PER_FOLLOW_UP):
@@ -68,7 +89,7 @@ class EntityShuffle(Transformation):
         return out
 
     def _pairs(self, text: str, groups: dict[str, list[Span]], origin: dict[str, dict[str, int]],
-               rng: random.Random) -> list[FollowUp]:
+               rng: random.Random, kinds: dict[str, str | None]) -> list[FollowUp]:
         """``mode: pairs``: each follow-up exchanges two different names of one type (every
         mention of each) and leaves the others where they stand; the pairs are drawn at random
         without repeating one. In a list of a dozen names a whole permutation moves them all,
@@ -81,7 +102,8 @@ class EntityShuffle(Transformation):
         pairs = [(label, a, b) for label in sorted(groups)
                  for a, b in itertools.combinations(
                      list(dict.fromkeys(s.text_in(text) for s in groups[label])), 2)
-                 if not (raw[a] and raw[b] and raw[a] != raw[b])]
+                 if not (raw[a] and raw[b] and raw[a] != raw[b])
+                 and not (kinds.get(a) and kinds.get(b) and kinds[a] != kinds[b])]
         out: list[FollowUp] = []
         for label, a, b in rng.sample(pairs, min(self.follow_ups, len(pairs))):
             spans = groups[label]
@@ -94,6 +116,29 @@ class EntityShuffle(Transformation):
             out.append(FollowUp.from_replacements(text, agree_articles(text, replacements),
                                                   self.name, order={label: swapped}))
         return out
+
+
+def subtype_kind(label: str, name: str, before: str, sentence: str) -> str | None:
+    """The kind of an entity the gazetteer tells (``company`` for ``company.tech``, ``country``
+    for a country read with "the"), or ``None`` when nothing tells it or, for a person, when the
+    sentence has no gendered word (either gender reads the same there)."""
+    from runner.tasks.ner.attacks.subtypes import ARTICLE_COUNTRY, GENDERED, PERSON_ANY
+
+    if label == "PERSON" and not GENDERED.search(sentence):
+        return None
+    sub, _how = _gazetteer().subtype(label, name, before, sentence)
+    if sub is None or sub == PERSON_ANY:
+        return None
+    if sub == ARTICLE_COUNTRY:
+        return "country"
+    return sub.split(".")[0]
+
+
+@functools.lru_cache(maxsize=1)
+def _gazetteer() -> Any:
+    from runner.tasks.ner.attacks.subtypes import read_gazetteer
+
+    return read_gazetteer("builtin")
 
 
 def _article_case(text: str, start: int, name: str, origin: int) -> str:

@@ -30,7 +30,8 @@ question would ask an order), a subject starting with "not", in quotation marks 
 brackets ("[The Spitfire Tournament in Canada] was …"), a subject holding a semicolon (a fragment
 run into a clause), a place phrase in front of its verb that the parser took for the subject
 ("Northeast of Temescal … lies Rockridge"), words before the subject that a comma does not set
-off ("Earlier this year was Seagal given …?"). Words set
+off ("Earlier this year was Seagal given …?"), a quotation left open (the "?" would end
+the quoted words). Words set
 off by a comma stay in front ("In 2019, did Siemens open …?", "When he died, did we …?"); a
 contracted auxiliary is spelled out ("It's …" → "Is it …?"). With ``negative``, the negative
 question ("Didn't he cry?") is a second follow-up of a sentence without a negation.
@@ -170,6 +171,10 @@ def _question_edit(text: str, doc: Any, keep_case_at: frozenset[int] | set[int],
         # a phrase set off in front that the parser took for a second subject ("Time
         # permitting, journalists … will be able …" → "Will Time permitting, journalists …?");
         # a list the parser split ("Reform BC, the … Party, and the … Party joined") has its "and"
+        return None
+    if _open_quote(text):
+        # a quotation the sentence never closes ("… said, "We were playing …."): the "?" would
+        # land inside it and ask the quoted words, not the sentence
         return None
     if _dateline(tokens):
         # a dateline in front ("BAGHDAD - Combined Joint Task Force … provided …") is no part of
@@ -357,6 +362,11 @@ def _front_is_set_off(doc: Any, root: Any, subj_first: Any) -> bool:
         if top.head.i != root.i or top.dep_ not in _FRONTED_DEPS:
             return False
     return True
+
+
+def _open_quote(text: str) -> bool:
+    """Whether a double quotation mark is left open (or closed without opening)."""
+    return text.count('"') % 2 == 1 or text.count("“") != text.count("”")
 
 
 def _is_quote(text: str) -> bool:
