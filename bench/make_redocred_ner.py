@@ -1,0 +1,77 @@
+"""Builds suites/data/redocred_ner.jsonl: a gold NER set of Wikipedia sentences from Re-DocRED
+(github.com/tonytan48/Re-DocRED, commit ccfb54f, MIT; DocRED's documents and entity annotation,
+Yao et al. 2019, MIT; the text is Wikipedia's, CC BY-SA 3.0), built after the NER checks were
+last changed, to measure the default NER suite on text none of its rules was chosen on.
+
+Usage: python bench/make_redocred_ner.py RE_DOCRED_DATA_DIR
+
+From each of the first ``DOCUMENTS`` documents of ``test_revised.json`` (the text the relation
+classifier is trained on; no NER set of mtrun comes from it) one sentence is drawn at random
+(seed 13) among those of ``MIN_TOKENS`` to ``MAX_TOKENS`` tokens with at least one PER, ORG or LOC
+mention. The tokens are joined as the relation sets join them, but a hyphen takes no space on
+either side (DocRED splits "re-released" into three tokens). DocRED annotates the mentions of the entities of each document with a type (PER, ORG,
+LOC, TIME, NUM, MISC); the gold keeps PER, ORG, LOC and MISC mentions (MISC is not compared by the
+suites), outermost of overlapping ones, as character offsets in the detokenised sentence.
+"""
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from make_pud_gold import write_part  # noqa: E402
+from runner.tasks.re.redocred import NO_SPACE_AFTER, NO_SPACE_BEFORE, read_documents  # noqa: E402
+from runner.text.inline import detokenise  # noqa: E402
+
+SEED = 13
+DOCUMENTS = 400
+MIN_TOKENS, MAX_TOKENS = 8, 60
+KEPT = ("PER", "ORG", "LOC", "MISC")
+
+
+def sentence_rows(doc: dict, k: int) -> list[dict]:
+    """The document's sentences that may be drawn, each with its gold names."""
+    mentions: dict[int, list[tuple[int, int, str]]] = {}
+    for entity in doc["vertexSet"]:
+        for m in entity:
+            if m["type"] in KEPT:
+                mentions.setdefault(m["sent_id"], []).append((m["pos"][0], m["pos"][1],
+                                                              m["type"]))
+    rows = []
+    for sid, tokens in enumerate(doc["sents"]):
+        found = sorted(set(mentions.get(sid, [])), key=lambda m: (m[0], -m[1]))
+        if not (MIN_TOKENS <= len(tokens) <= MAX_TOKENS) or not any(
+                t != "MISC" for _, _, t in found):
+            continue
+        # DocRED splits "re-released" into three tokens; a hyphen is glued to both neighbours
+        text, offsets = detokenise(tokens, no_space_before=NO_SPACE_BEFORE | {"-"},
+                                   no_space_after=NO_SPACE_AFTER | {"-"})
+        ents, end = [], -1
+        for first, stop, label in found:
+            if first >= end:                      # outermost of overlapping mentions
+                ents.append({"start": offsets[first][0], "end": offsets[stop - 1][1],
+                             "label": label})
+                end = stop
+        rows.append({"id": f"redocred-test-{k}-{sid}", "text": text, "entities": ents})
+    return rows
+
+
+def main(src: str) -> None:
+    docs = read_documents(str(Path(src) / "test_revised.json"))[:DOCUMENTS]
+    rng = random.Random(SEED)
+    rows = []
+    for k, doc in enumerate(docs):
+        choices = sentence_rows(doc, k)
+        if choices:
+            rows.append(rng.choice(choices))
+    write_part(ROOT / "suites" / "data" / "redocred_ner.jsonl", rows)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    main(sys.argv[1])

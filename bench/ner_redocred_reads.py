@@ -1,0 +1,154 @@
+"""The default NER suite and the suite before the language model on a gold set built after the
+NER checks were last changed (suites/data/redocred_ner.jsonl: 400 Wikipedia sentences of
+Re-DocRED's test documents), violations of either drawn at random and read by two readers, the second blind:
+validity and real violations per 100 sources side by side (a run's real violations per 100
+sources: its violations times the share real among those of its violations that were drawn).
+
+    python bench/ner_redocred_reads.py draw BEFORE_RUN NOW_RUN [--n 150] [--seed 13]
+        runs of bench/ner_spacy_redocred.yaml (BEFORE: WordNet candidates, the tiny masked LM's
+        naturalness) and bench/ner_spacy_redocred_lm.yaml (NOW: the default suite as shipped);
+        N violations drawn at random from those of either run (one item for a source and
+        follow-up both runs have), into bench/reads/ner_redocred.blind.json (no run named) and
+        .key.json
+    python bench/ner_redocred_reads.py
+        the table, once bench/reads/ner_redocred.first.json and .second.json hold the two
+        readers' marks ({"marks": [{"id", "real": true|false}]}); what the docs block prints
+
+Real = the system is wrong on the source, or on a fair, natural follow-up that keeps the
+entities' types; validity is the share of a suite's violations that are real, "real per 100
+sources" the yield a user sees.
+"""
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+STEM = "ner_redocred"
+ORDER = ("token_mlm", "phrase_np", "structural_question", "entity_shuffle")
+NAMES = {"before": "before (WordNet, tiny masked LM)", "now": "now (SmolLM2, the default suite)"}
+sys.path.insert(0, str(ROOT / "bench"))
+
+from two_runs import read_marks, write_draw  # noqa: E402
+
+RULE = ("real = the system's answer is wrong on the source, or the follow-up is a fair, natural "
+        "sentence (a word or phrase replaced by one that reads naturally in its place, a "
+        "question of the statement, or names of one type exchanged where each still reads as "
+        "that type) on which the system's answer is wrong; false = the system is right on the "
+        "source and the follow-up is unnatural, changes what a name is, or the follow-up's "
+        "answer is also right")
+RELATION = {"MR1": "MR1: every entity present in both sentences keeps its type",
+            "MR2": "MR2: the follow-up's entities (text, type) must equal the source's, as they "
+                   "read in the follow-up"}
+
+
+def _run(run: Path) -> dict:
+    res = json.loads((run / "results.json").read_text(encoding="utf-8"))
+    fails = {}
+    for line in (run / "cases.jsonl").open(encoding="utf-8"):
+        c = json.loads(line)
+        if c["verdict"]["outcome"] == "fail":
+            fails[f"{c['source_id']} {c['follow_up']['text']}"] = c
+    per = {t: 0 for t in ORDER}
+    for row in res["summary"]:
+        per[row["transformation"]] = per.get(row["transformation"], 0) + row["violations"]
+    return {"suite": res["suite"]["name"], "sources": res["overall"]["sources"],
+            "violations": per, "fails": fails}
+
+
+def _entities(text: str, spans: list[dict]) -> list[dict]:
+    return [{"text": text[s["start"]:s["end"]], "label": s["label"]} for s in spans]
+
+
+def draw(before: Path, now: Path, n: int, seed: int) -> None:
+    runs = {"before": _run(before), "now": _run(now)}
+    keys = list(dict.fromkeys([*runs["before"]["fails"], *runs["now"]["fails"]]))
+    runs["before"]["union"] = len(keys)
+    keys = random.Random(seed).sample(keys, min(n, len(keys)))
+    blind, key = [], {}
+    for k, case_key in enumerate(keys, 1):
+        item_id = f"nr-{k:03d}"
+        inside = [w for w in ("before", "now") if case_key in runs[w]["fails"]]
+        c = runs[inside[0]]["fails"][case_key]
+        src, fu = c["source"], c["follow_up"]
+        key[item_id] = {"runs": inside, "case": c["id"], "transformation": c["transformation"]}
+        blind.append({"id": item_id, "transformation": c["transformation"],
+                      "source": src["text"], "follow_up": fu["text"],
+                      "source_entities": _entities(src["text"], src["entities"]),
+                      "follow_up_entities": _entities(fu["text"], fu["entities"]),
+                      "expected_follow_up_entities": _entities(fu["text"], fu["expected"]),
+                      "relation": RELATION[c["relation"]]})
+    write_draw(STEM, RULE, blind, runs, key)
+
+
+def table() -> str:
+    key, marks = read_marks(STEM)
+    per100 = lambda n, s: f"{100 * n / s:.1f}"
+    pct = lambda n, d: f"{100 * n / d:.0f} %" if d else "–"
+    lines = ["| suite | transformation | violations | per 100 sources | read | real (first / "
+             "second) | validity (first / second) | real per 100 sources (first / second) | "
+             "agreement |", "|---|---|--:|--:|--:|--:|--:|--:|--:|"]
+    for which in ("before", "now"):
+        run = key["runs"][which]
+        n_src = run["sources"]
+        for t in ORDER + ("all",):
+            ids = [i for i, k in key["key"].items() if which in k["runs"]
+                   and t in ("all", k["transformation"])]
+            found = (sum(run["violations"].values()) if t == "all" else run["violations"][t])
+            if not found and t != "all":
+                continue
+            r1 = sum(marks["first"][i] for i in ids)
+            r2 = sum(marks["second"][i] for i in ids)
+            agree = sum(marks["first"][i] == marks["second"][i] for i in ids)
+            est1, est2 = ((found * r / len(ids) if ids else 0.0) for r in (r1, r2))
+            name = "**all**" if t == "all" else f"`{t}`"
+            lines.append(f"| {NAMES[which]} | {name} | {found} | {per100(found, n_src)} "
+                         f"| {len(ids)} | {r1} / {r2} | {pct(r1, len(ids))} / "
+                         f"{pct(r2, len(ids))} | {per100(est1, n_src)} / "
+                         f"{per100(est2, n_src)} | {agree}/{len(ids)} |")
+    both = sum(len(k["runs"]) == 2 for k in key["key"].values())
+    lines.append("")
+    lines.append(_bars(key, marks))
+    return ("\n".join(lines) + f"\n\n{key['runs']['now']['sources']} sources; "
+            f"{len(key['key'])} of the {key['runs']['before']['union']} violations of the two "
+            f"runs drawn at random and read, {both} of them found by both suites (the same "
+            f"source and follow-up); `{key['command']}`.")
+
+
+def _bars(key: dict, marks: dict) -> str:
+    """The LM issue's three bars, read off the marks (blind reader for validity)."""
+    def real(which: str, ts: tuple[str, ...], reader: str) -> tuple[int, int, float]:
+        ids = [i for i, k in key["key"].items() if which in k["runs"]
+               and k["transformation"] in ts]
+        found = sum(key["runs"][which]["violations"][t] for t in ts)
+        r = sum(marks[reader][i] for i in ids)
+        return len(ids), r, found * r / len(ids) if ids else 0.0
+
+    read, r2, _ = real("now", ORDER, "second")
+    y_now = {rd: real("now", ORDER, rd)[2] for rd in marks}
+    y_before = {rd: real("before", ORDER, rd)[2] for rd in marks}
+    words = ("token_mlm", "phrase_np")
+    w_read, w_real, _ = real("now", words, "second")
+    w_now = sum(key["runs"]["now"]["violations"][t] for t in words)
+    w_before = sum(key["runs"]["before"]["violations"][t] for t in words)
+    ok = lambda c: "met" if c else "not met"
+    return (f"Against the LM issue's bars: blind validity {100 * r2 / read:.0f} % on {read} read "
+            f"(≥ 95 % on ≥ 100: {ok(read >= 100 and r2 >= 0.95 * read)}); real violations per "
+            f"100 sources {y_now['first'] / y_before['first']:.2f} × / "
+            f"{y_now['second'] / y_before['second']:.2f} × the suite before (first / second "
+            f"reader; ≥ 1.5 ×: {ok(min(y_now[r] / y_before[r] for r in marks) >= 1.5)}); "
+            f"`token_mlm` + `phrase_np` {w_now} violations against {w_before} "
+            f"({w_now / w_before:.0f} ×) at {100 * w_real / w_read:.0f} % blind validity "
+            f"(≥ 5 × at ≥ 90 %: {ok(w_now >= 5 * w_before and w_real >= 0.9 * w_read)}).")
+
+
+def main() -> int:
+    from two_runs import main as cli
+
+    return cli(__doc__, draw, table, runs=("before", "now"), n=150)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
