@@ -30,7 +30,7 @@ STEM = "ner_shuffle_subtypes"
 SETS = ("wikigold_b", "ewt_measure", "pud_measure", "gum_bio")
 sys.path.insert(0, str(ROOT / "bench"))
 
-from two_runs import read_marks, write_draw  # noqa: E402
+from two_runs import group_rows, read_marks, write_draw  # noqa: E402
 
 RULE = ("real = the system is wrong on the source, or on a follow-up that is a fair, natural "
         "sentence in which every moved name can still be read as the type the source's answer "
@@ -127,20 +127,9 @@ def draw(off: Path, on: Path, n: int, seed: int) -> None:
 def table() -> str:
     key, marks = read_marks(STEM)
     off, on = key["runs"]["off"], key["runs"]["on"]
-    rows = ["| entity_shuffle violations | count | read | real (first / second) | share real "
-            "(first / second) | agreement |", "|---|--:|--:|--:|--:|--:|"]
-    share = {}
-    for group, what, count in (("removed", "left out by `subtypes` (the rule's removals)",
-                                off["removed"]),
-                               ("kept", "with `subtypes: true` (drawn at random)",
-                                on["violations"])):
-        ids = [i for i, k in key["key"].items() if k["group"] == group]
-        real = {rd: sum(marks[rd][i] for i in ids) for rd in marks}
-        share[group] = {rd: real[rd] / len(ids) for rd in real}
-        agree = sum(marks["first"][i] == marks["second"][i] for i in ids)
-        rows.append(f"| {what} | {count} | {len(ids)} | {real['first']} / {real['second']} | "
-                    f"{100 * share[group]['first']:.0f} % / {100 * share[group]['second']:.0f} % "
-                    f"| {agree}/{len(ids)} |")
+    rows, share = group_rows(key, marks, "entity_shuffle violations", (
+        ("removed", "left out by `subtypes` (the rule's removals)", off["removed"]),
+        ("kept", "with `subtypes: true` (drawn at random)", on["violations"])))
     n_src = on["sources"]
     est_off = {rd: off["removed"] * share["removed"][rd]
                + (off["violations"] - off["removed"]) * share["kept"][rd] for rd in marks}

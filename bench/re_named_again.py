@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from re_draw_violations import EXPECTS, label, marked  # noqa: E402
-from two_runs import read_marks, write_draw  # noqa: E402
+from two_runs import group_rows, read_marks, write_draw  # noqa: E402
 
 RULE = ("real = the system's answer is wrong on the source or on the follow-up, and "
         "the follow-up is a fair, natural sentence in which the relation between HEAD "
@@ -85,20 +85,10 @@ def table() -> str:
     key, marks = read_marks(STEM)
     off, on = key["runs"]["off"], key["runs"]["on"]
     n_src = on["sources"]
-    share = {}
-    rows = ["| MR-R1 violations | count | read | real (first / second) | share real (first / "
-            "second) | agreement |", "|---|--:|--:|--:|--:|--:|"]
-    for group, what, count in (
-            ("removed", "the sentence names the replaced argument again (left by "
-                        "`skip_named_again`)", off["named_again_violations"]),
-            ("kept", "with `skip_named_again` (the default)", on["violations"])):
-        ids = [i for i, k in key["key"].items() if k["group"] == group]
-        real = {rd: sum(marks[rd][i] for i in ids) for rd in marks}
-        share[group] = {rd: real[rd] / len(ids) for rd in real}
-        agree = sum(marks["first"][i] == marks["second"][i] for i in ids)
-        rows.append(f"| {what} | {count} | {len(ids)} | {real['first']} / {real['second']} | "
-                    f"{100 * share[group]['first']:.0f} % / {100 * share[group]['second']:.0f} % "
-                    f"| {agree}/{len(ids)} |")
+    rows, share = group_rows(key, marks, "MR-R1 violations", (
+        ("removed", "the sentence names the replaced argument again (left by "
+                    "`skip_named_again`)", off["named_again_violations"]),
+        ("kept", "with `skip_named_again` (the default)", on["violations"])))
     # the run without the rule: its named-again violations at the removed group's share, the
     # others at the kept group's (they are of the same kind)
     rest = off["violations"] - off["named_again_violations"]

@@ -38,6 +38,26 @@ def read_marks(stem: str) -> tuple[dict[str, Any], dict[str, dict[str, bool]]]:
     return key, marks
 
 
+def group_rows(key: dict[str, Any], marks: dict[str, dict[str, bool]], header: str,
+               groups: Sequence[tuple[str, str, int]]
+               ) -> tuple[list[str], dict[str, dict[str, float]]]:
+    """The table of a draw of two groups (a rule's removals and what it keeps): per group
+    ``(name, what, count)`` a row — the count found, how many read, real to each reader, the
+    share real, agreement — and the shares ``{group: {reader: share}}``."""
+    rows = [f"| {header} | count | read | real (first / second) | share real (first / second) "
+            "| agreement |", "|---|--:|--:|--:|--:|--:|"]
+    share = {}
+    for group, what, count in groups:
+        ids = [i for i, k in key["key"].items() if k["group"] == group]
+        real = {rd: sum(marks[rd][i] for i in ids) for rd in marks}
+        share[group] = {rd: real[rd] / len(ids) for rd in real}
+        agree = sum(marks["first"][i] == marks["second"][i] for i in ids)
+        rows.append(f"| {what} | {count} | {len(ids)} | {real['first']} / {real['second']} | "
+                    f"{100 * share[group]['first']:.0f} % / {100 * share[group]['second']:.0f} % "
+                    f"| {agree}/{len(ids)} |")
+    return rows, share
+
+
 def main(doc: str, draw: Callable[..., None], table: Callable[..., str], *,
          runs: tuple[str, str], n: int | None = None, parts: Sequence[str] = (),
          argv: Sequence[str] | None = None) -> int:
