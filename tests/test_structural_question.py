@@ -93,6 +93,16 @@ def test_an_entity_keeps_its_capital_but_a_leading_determiner_does_not(parser):
     assert f.text == "Were the Beatles a band from Liverpool?"
 
 
+def test_opening_words_the_sentence_writes_again_keep_their_capital(parser):
+    # a name the system missed, written again further on: "Life" is no common word here
+    text = ("Life in Color is a United States-based event company, best known for their "
+            "ongoing Life in Color concert tours.")
+    assert _question(parser, text).text.startswith("Is Life in Color a United States-based")
+    # the same first word not repeated with its neighbour: lower-cased as before
+    text = "Life in the city is expensive for a young family."
+    assert _question(parser, text).text.startswith("Is life in the city")
+
+
 @pytest.mark.parametrize("source, question", [
     ("The court fined Meta for breaking privacy rules.",
      "Did the court fine Meta for breaking privacy rules?"),    # not "fin"

@@ -62,6 +62,8 @@ def may_be_name(token: Any, in_entity: bool, names: frozenset[str] | set[str],
     word = token.text
     if token.tag_ in ("NNP", "NNPS") or token.pos_ == "PROPN" or word == "I":
         return True
+    if _written_again(token):
+        return True     # "Life in Color is … best known for its Life in Color tours"
     if in_entity and token.tag_ != "DT":
         return True     # "Spotify is …" → "Is Spotify …?", but "The Beatles" → "the Beatles"
     if len(word) > 1 and word.isupper():
@@ -72,6 +74,17 @@ def may_be_name(token: Any, in_entity: bool, names: frozenset[str] | set[str],
            for end in _NATIONALITY_ENDINGS):
         return True     # "Frenchman", "Englishwomen", "Iraqis"
     return _listed_name(word)
+
+
+def _written_again(token: Any) -> bool:
+    """Whether the sentence writes the first word and the word after it again, further on,
+    with the same capitals: the opening words are a name the sentence repeats."""
+    doc = getattr(token, "doc", None)
+    if doc is None or token.i + 1 >= len(doc) or not doc[token.i + 1].is_alpha:
+        return False
+    nxt = doc[token.i + 1]
+    pair = doc.text[token.idx:nxt.idx + len(nxt.text)]
+    return pair in doc.text[nxt.idx + len(nxt.text):]
 
 
 def _listed_name(word: str) -> bool:

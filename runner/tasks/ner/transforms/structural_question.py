@@ -15,8 +15,8 @@ The three cases of the paper:
     (a contracted negation moves with it: "hasn't he").
 
 The final "." becomes "?". The subject's first word loses its capital unless it may be a name
-(``question_names``: a proper noun, inside an entity, a nationality, a listed name or one the
-corpus writes with a capital). Headlines, section labels and datelines ("Cricket - Pakistan
+(``question_names``: a proper noun, inside an entity, a nationality, a listed name, one the
+corpus writes with a capital, or the start of words the sentence writes again further on). Headlines, section labels and datelines ("Cricket - Pakistan
 beat …") give no question, nor a statement whose modal would ask something else fronted ("may",
 "might", "must", "shall"); an "a"/"an" before a changed word agrees with it. Every change is
 an :class:`~runner.types.Replacement`, so entity spans are carried into the question by the
