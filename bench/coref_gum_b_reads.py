@@ -5,12 +5,16 @@ context (``antonyms: false``, ``context_similarity: 0.5``, chosen on the reads o
 parts) against the candidates as before; part d (built after part c was read): the same again,
 and parts c and d together.
 
-    python bench/coref_gum_b_reads.py draw NOW_RUN BEFORE_RUN [--part b|c|d] [--seed 13]
+Part e (``coref_gum_e.jsonl``: every passage the earlier parts left) and ``gap``
+(``coref_gap.jsonl``: Wikipedia passages of GAP) are read with one run each, the checks as they
+stand (BEFORE_RUN ``-``).
+
+    python bench/coref_gum_b_reads.py draw NOW_RUN BEFORE_RUN [--part b|c|d|e|gap] [--seed 13]
         runs of bench/coref_xrenner_gum_<part>.yaml (NOW) and ..._before.yaml (BEFORE); writes
-        bench/reads/coref_gum_<part>.blind.json (every violation of either run, shuffled, no run
+        bench/reads/coref_gum_<part>.blind.json (coref_gap.* for gap) (every violation of either run, shuffled, no run
         named; a follow-up both runs made is one item) and bench/reads/coref_gum_<part>.key.json
         (which runs each came from, both runs' counts)
-    python bench/coref_gum_b_reads.py [--part b|c|d]
+    python bench/coref_gum_b_reads.py [--part b|c|d|e|gap]
         the table, once bench/reads/coref_gum_<part>.first.json and .second.json hold the two
         readers' marks ({"marks": [{"id", "real": true|false, ...}]}); what the docs block prints
 """
@@ -42,6 +46,13 @@ PARTS = {
                  "the defaults now)",
           "text": "built after part c was read, none shared with the earlier parts",
           "timing": "side by side"},
+    "e": {"now": "synonyms only, near the word in context (the defaults as parts c and d "
+                 "measured them)",
+          "text": "built after part d was read: every passage the earlier parts left",
+          "file": "coref_gum_e", "suite": "bench/coref_xrenner_gum_e.yaml"},
+    "gap": {"now": "the defaults (light verbs left out too)",
+            "text": "Wikipedia passages of GAP's test file, built after the last change of the "
+                    "checks", "file": "coref_gap", "suite": "bench/coref_xrenner_gap.yaml"},
 }
 RULE = ("real = the follow-up is a fair, natural edit of the source (a word replaced by one that "
         "reads naturally in its place, in the sense the passage means) that cannot change which "
@@ -70,9 +81,16 @@ def _clusters(text: str, clusters: list) -> list[list[str]]:
     return [[f"{text[a:b]} [{a}]" for a, b in cluster] for cluster in clusters]
 
 
+def _stem(part: str) -> str:
+    return PARTS[part].get("file", f"coref_gum_{part}")
+
+
 def draw(now: Path, before: Path, seed: int, part: str = "b") -> None:
-    stem = f"coref_gum_{part}"
-    runs = {"now": _run(now), "before": _run(before)}
+    """``before`` ``-``: a part read with one run (the checks as they stand)."""
+    stem = _stem(part)
+    runs = {"now": _run(now)}
+    if str(before) != "-":
+        runs["before"] = _run(before)
     items: dict[tuple[str, str], dict] = {}
     for name, r in runs.items():
         for c in r["fails"]:
@@ -98,15 +116,17 @@ def draw(now: Path, before: Path, seed: int, part: str = "b") -> None:
 def _now_reads(part: str) -> tuple[int, int, int, int]:
     """The "now" run's violations of a part: (read, real by the first reader, real by the
     second, sources)."""
-    key, marks = read_marks(f"coref_gum_{part}")
+    key, marks = read_marks(_stem(part))
     ids = [i for i, k in key["key"].items() if "now" in k["runs"]]
     return (len(ids), sum(marks["first"][i] for i in ids), sum(marks["second"][i] for i in ids),
             key["runs"]["now"]["sources"])
 
 
 def table(part: str = "b") -> str:
-    stem, labels = f"coref_gum_{part}", PARTS[part]
+    stem, labels = _stem(part), PARTS[part]
     key, marks = read_marks(stem)
+    if "before" not in key["runs"]:
+        return _one_run(part, key, marks)
     rows = ["| CREST | follow-ups | violations | per 100 sources | real (first / second) | "
             "validity (first / second) | real per 100 sources (first / second) | agreement |",
             "|---|--:|--:|--:|--:|--:|--:|--:|"]
@@ -136,6 +156,33 @@ def table(part: str = "b") -> str:
             f"sources: real violations read per 100 passages. The runs took {now['seconds']:.0f} s "
             f"and {before['seconds']:.0f} s on two CPU cores, run {labels['timing']}."
             + (_together() if part == "d" else ""))
+
+
+def _one_run(part: str, key: dict, marks: dict) -> str:
+    """A part read with one run: its row and, for part e, parts c, d and e together."""
+    labels, r = PARTS[part], key["runs"]["now"]
+    n, r1, r2, n_src = _now_reads(part)
+    agree = sum(marks["first"][i] == marks["second"][i] for i in key["key"])
+    row = (f"| {labels['now']} | {r['follow_ups']:,} | {n} | {100 * n / n_src:.1f} | {r1} / {r2} "
+           f"| {100 * r1 / n:.0f} % / {100 * r2 / n:.0f} % | {100 * r1 / n_src:.1f} / "
+           f"{100 * r2 / n_src:.1f} | {agree}/{n} |")
+    out = ("| CREST | follow-ups | violations | per 100 sources | real (first / second) | "
+           "validity (first / second) | real per 100 sources (first / second) | agreement |\n"
+           "|---|--:|--:|--:|--:|--:|--:|--:|\n" + row
+           + f"\n\nOn the {n_src} passages of `suites/data/{_stem(part)}.jsonl` "
+             f"({labels['text']}), `{labels['suite']}` (the LM's ranking on); every violation "
+             f"read by two readers, the second blind and given only the passages, the clusters "
+             f"and the rule (`bench/reads/{_stem(part)}.*`). The system could not answer "
+             f"{r['errors']} cases (xrenner put one mention in two clusters). The run took "
+             f"{r['seconds']:.0f} s on two CPU cores.")
+    if part == "e":
+        runs = [_now_reads(p) for p in "cde"]
+        n, r1, r2, src = (sum(x[k] for x in runs) for k in range(4))
+        out += (f"\n\nParts c, d and e together, the same checks: {n} violations in {src} "
+                f"passages, {r1} real by the first reader and {r2} by the blind second "
+                f"({100 * r1 / n:.0f} % / {100 * r2 / n:.0f} %), {100 * r1 / src:.1f} / "
+                f"{100 * r2 / src:.1f} real per 100 passages.")
+    return out
 
 
 def _together() -> str:

@@ -2,12 +2,14 @@
 genres with OntoGUM's gold clusters, a set built after ``coref_gum.jsonl`` was read and kept
 apart from it (no sentence of that file is in a passage here).
 
-Usage: python bench/make_coref_gum_b.py GUM_DIR [b|c|d]
+Usage: python bench/make_coref_gum_b.py GUM_DIR [b|c|d|e]
     b (default): writes suites/data/coref_gum_b.jsonl
     c: writes suites/data/coref_gum_c.jsonl, built after part b was read, by the same rules,
        none of its passages sharing a sentence with coref_gum.jsonl or coref_gum_b.jsonl
     d: writes suites/data/coref_gum_d.jsonl, built after part c was read, none sharing a
        sentence with the earlier parts
+    e: writes suites/data/coref_gum_e.jsonl, built after part d was read and the checks
+       frozen, none sharing a sentence with the earlier parts
 
 GUM_DIR is a checkout of github.com/amir-zeldes/gum or a git directory of it (files read with
 ``git show HEAD:…``). The text and tokens are OntoGUM's CoNLL-U files
@@ -21,7 +23,7 @@ A passage is a run of two or three consecutive sentences of a document, each of 
 ``MIN_TOKENS`` tokens and not a fragment (GUM's ``s_type = frag``: headings, captions), at most
 ``MAX_WORDS`` words in all, with at least one gold cluster of two or more mentions inside it;
 runs are taken from the start of each document, none overlapping, at most ``PER_DOCUMENT`` per
-document, and a run with a sentence of ``coref_gum.jsonl`` is skipped. Clusters are the gold
+document (part e, the last: every run the earlier parts left, ``PER_DOCUMENT_LAST``), and a run with a sentence of ``coref_gum.jsonl`` is skipped. Clusters are the gold
 mentions that lie inside the passage, grouped by entity, as character offsets (a span OntoGUM
 puts in two entities, an event mention of two chains, stays in the first one's cluster only).
 """
@@ -41,6 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "suites" / "data"
 GENRES = ("bio", "voyage", "interview", "academic", "court")
 PER_DOCUMENT = 3
+PER_DOCUMENT_LAST = 1000
 MAX_SENTENCES = 3
 MIN_TOKENS = 5
 MAX_WORDS = 80
@@ -84,7 +87,7 @@ def entity_mentions(sents: list[tuple[str, str, list]]) -> list[tuple[str, int, 
     return found
 
 
-def passages(gum: Path, seen_texts: set[str]) -> list[dict]:
+def passages(gum: Path, seen_texts: set[str], per_document: int = PER_DOCUMENT) -> list[dict]:
     out = []
     for name, conllu in documents(gum):
         sents = []
@@ -95,7 +98,7 @@ def passages(gum: Path, seen_texts: set[str]) -> list[dict]:
         ok = [spans[k] is not None and sents[k][1] != "frag" and len(sents[k][2]) >= MIN_TOKENS
               and not any(sents[k][0] in t for t in seen_texts) for k in range(len(sents))]
         k, taken = 0, 0
-        while k < len(sents) and taken < PER_DOCUMENT:
+        while k < len(sents) and taken < per_document:
             if not ok[k]:
                 k += 1
                 continue
@@ -142,13 +145,13 @@ def _passage(name, sents, spans, mentions, run) -> dict | None:
 
 
 def main(gum: str, part: str = "b") -> None:
-    parts = "bcd"
+    parts = "bcde"
     if part not in parts:
-        sys.exit(f"part must be b, c or d, not {part!r}")
+        sys.exit(f"part must be b, c, d or e, not {part!r}")
     before = ["coref_gum.jsonl"] + [f"coref_gum_{p}.jsonl" for p in parts[:parts.index(part)]]
     seen = {json.loads(line)["text"] for name in before for line in
             (DATA / name).read_text(encoding="utf-8").splitlines()}
-    rows = passages(Path(gum), seen)
+    rows = passages(Path(gum), seen, PER_DOCUMENT_LAST if part == "e" else PER_DOCUMENT)
     out = DATA / f"coref_gum_{part}.jsonl"
     with out.open("w", encoding="utf-8") as f:
         for row in rows:

@@ -149,3 +149,20 @@ def test_antonyms_can_be_left_out(nlp):
     only = CandidateFinder(antonyms=False)
     assert {c.source for c in only.find(doc, [rise])} == {"wordnet:synonym"}
     assert only.describe()[0]["use"] == "synonyms"
+
+
+def test_light_verbs_are_neither_replaced_nor_proposed(nlp):
+    _wordnet_or_skip()
+    from runner.tasks.coref.crest import CandidateFinder
+
+    doc = nlp("I was not interested in making either of these sacrifices.")
+    making = next(t.i for t in doc if t.text == "making")
+    assert CandidateFinder(antonyms=False).find(doc, [making])      # as CREST: "creating" …
+    assert CandidateFinder(antonyms=False, light_verbs=True).find(doc, [making]) == []
+    doc = nlp("The company produced a profit last year.")
+    produced = next(t.i for t in doc if t.text == "produced")
+    plain = {c.new for c in CandidateFinder(antonyms=False).find(doc, [produced])}
+    assert "made" in plain                                           # WordNet lists "make"
+    light = {c.new for c in CandidateFinder(antonyms=False, light_verbs=True).find(doc, [produced])}
+    assert light and "made" not in light and light <= plain
+    assert "light verbs" in CandidateFinder(light_verbs=True).describe()[0]["use"]

@@ -155,6 +155,11 @@ TRANSFORMATIONS.add(
                                     "antonym mostly makes the passage say something else, "
                                     "'insured its success' → 'failure'; of the antonym "
                                     "violations read on GUM text almost none was real)."},
+        "light_verbs": {"type": "boolean", "default": True,
+                        "description": "Leave the light verbs (have, get, make, do) out of "
+                                       "WordNet's candidates, as token_mlm's WordNet source "
+                                       "does: neither replaced ('making sacrifices' → "
+                                       "'creating sacrifices') nor proposed; false: as CREST."},
         "context_similarity": {"type": ["number", "null"], "minimum": -1, "maximum": 1,
                                "default": 0.5,
                                "description": "Drop a candidate whose vector in its sentence "

@@ -96,7 +96,7 @@ class CandidateFinder:
     def __init__(self, *, wordnet: bool = True, synonyms_per_token: int = 10,
                  masked_lm: Any = None, masked_lm_name: str = "", mlm_min_probability: float = 0.1,
                  mlm_top_k: int = 10, sense_encoder: Any = None, own_sense: bool = False,
-                 antonyms: bool = True) -> None:
+                 antonyms: bool = True, light_verbs: bool = False) -> None:
         self.wn_source = None
         if wordnet:
             from runner.text.candidates import WordNetCandidates
@@ -105,6 +105,8 @@ class CandidateFinder:
                                                own_sense=own_sense)
         self.synonyms_per_token = synonyms_per_token
         self.antonyms = antonyms
+        # the light verbs (have, get, make, do) neither replaced nor proposed by WordNet
+        self.light_verbs = light_verbs
         self.mlm = masked_lm
         self.mlm_name = masked_lm_name
         self.mlm_min_probability = mlm_min_probability
@@ -115,6 +117,8 @@ class CandidateFinder:
         if self.wn_source is not None:
             wn, *encoder = self.wn_source.models()
             use = "synonyms and antonyms" if self.antonyms else "synonyms"
+            if self.light_verbs:
+                use += " (not of or by the light verbs have, get, make, do)"
             out += [{**wn, "use": use}, *encoder]
         if self.mlm is not None:
             out.append({**self.mlm.describe(), "min_probability": self.mlm_min_probability})
@@ -160,12 +164,20 @@ class CandidateFinder:
             out.append(Candidate(i, tok.idx, tok.idx + len(tok.text), tok.text, new, source))
 
         if self.wn_source is not None:
+            from runner.text.light_verbs import LIGHT_VERBS, light_verb_forms
+
             tokens = list(tokens)
+            light = frozenset()
+            if self.light_verbs:
+                light = light_verb_forms()
+                tokens = [i for i in tokens
+                          if not (doc[i].pos_ == "VERB" and doc[i].lemma_.lower() in LIGHT_VERBS)]
             looked = self.wn_source.looked_up(doc, tokens)
             syns = self.wn_source.synonyms(doc, tokens, looked, self.synonyms_per_token)
             for i, cands, (word, keep) in zip(tokens, syns, looked):
                 for new, _ in cands:
-                    add(i, new, "wordnet:synonym")
+                    if not (doc[i].pos_ == "VERB" and new.lower() in light):
+                        add(i, new, "wordnet:synonym")
                 for new in (self._antonyms(doc[i], word, keep) if self.antonyms else ()):
                     add(i, new, "wordnet:antonym")
         if self.mlm is not None and tokens:

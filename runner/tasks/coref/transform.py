@@ -32,7 +32,7 @@ class CrestTransformation(Transformation):
     def __init__(self, *, max_follow_ups: int = 20, wordnet: bool = True,
                  synonyms_per_token: int = 10, senses: str = "common",
                  sense_encoder: str = "sentence-transformers/all-MiniLM-L6-v2",
-                 own_sense: bool = False, antonyms: bool = False,
+                 own_sense: bool = False, antonyms: bool = False, light_verbs: bool = True,
                  context_similarity: float | None = 0.5,
                  similarity_encoder: str = "sentence-transformers/all-MiniLM-L6-v2",
                  masked_lm: str | None = None,
@@ -52,6 +52,7 @@ class CrestTransformation(Transformation):
                          synonyms_per_token=synonyms_per_token,
                          **sense_params("wordnet" if wordnet else "", senses, sense_encoder),
                          own_sense=own_sense, antonyms=antonyms,
+                         **({} if light_verbs else {"light_verbs": False}),
                          context_similarity=context_similarity,
                          **({"similarity_encoder": similarity_encoder}
                             if context_similarity is not None else {}),
@@ -82,6 +83,7 @@ class CrestTransformation(Transformation):
             encoder = get_encoder(sense_encoder, device=device, fp16=fp16, batch_size=batch_size)
         finder = CandidateFinder(wordnet=wordnet, synonyms_per_token=synonyms_per_token,
                                  sense_encoder=encoder, own_sense=own_sense, antonyms=antonyms,
+                                 light_verbs=light_verbs,
                                  masked_lm=mlm, masked_lm_name=masked_lm or "",
                                  mlm_min_probability=mlm_min_probability, mlm_top_k=mlm_top_k)
         ranker = gender = None

@@ -12,7 +12,7 @@ sentences are re-tagged together, once per batch. The paper's source is BERT (``
 auxiliaries (spaCy ``AUX``: is, has, will…) are not mutated — replacing them almost always breaks
 the sentence; follow-ups are ordered round-robin over tokens (every token's best candidate first)
 so that the per-source limit keeps a spread of positions. With the offline ``wordnet`` source,
-the light verbs (``WORDNET_LIGHT_VERBS``: have, get, make, do) are neither mutated nor proposed:
+the light verbs (``runner.text.light_verbs``: have, get, make, do) are neither mutated nor proposed:
 WordNet lists 13–49 senses for each and its synonyms come from senses the sentence does not use
 ("has an optimization background" → "features …", "gets …"; "had been made" → "had been
 gotten"; "went bankrupt" → "got bankrupt"), which a masked LM, reading the context, does not
@@ -20,31 +20,16 @@ propose.
 """
 from __future__ import annotations
 
-import functools
 from typing import Any, Sequence
 
 from runner.nlp import doc_store
 from runner.transforms.base import PlannedTransformation
 from runner.text.articles import agree_articles
 from runner.text.candidates import match_case, sense_params as _sense_params
+from runner.text.light_verbs import LIGHT_VERBS, light_verb_forms
 from runner.text.lm_candidates import make_source
 from runner.types import Edit, FollowUp, Replacement
 from runner.tasks.ner.types import Prediction, Sentence
-
-
-WORDNET_LIGHT_VERBS = frozenset({"have", "get", "make", "do"})
-
-
-@functools.lru_cache(maxsize=1)
-def _light_verb_forms() -> frozenset[str]:
-    """Every form of the light verbs (lemminflect, which the wordnet source inflects with): not
-    proposed in place of another verb either ("went bankrupt" → "got bankrupt", "caused a stir"
-    → "made a stir": WordNet lists them in many senses of other verbs)."""
-    import lemminflect
-
-    return WORDNET_LIGHT_VERBS | {form for verb in WORDNET_LIGHT_VERBS
-                                  for forms in lemminflect.getAllInflections(verb, "VERB").values()
-                                  for form in forms}
 
 
 class TokenMLM(PlannedTransformation):
@@ -67,14 +52,14 @@ class TokenMLM(PlannedTransformation):
                             if source == "lm" else {}))
         self.top_k = top_k
         self.tags = tuple(tags)
-        self.skip_lemmas = WORDNET_LIGHT_VERBS if source == "wordnet" else frozenset()
+        self.skip_lemmas = LIGHT_VERBS if source == "wordnet" else frozenset()
         self.source = candidate_source or make_source(source, masked_lm=masked_lm, vectors=vectors,
                                                       device=device, fp16=fp16,
                                                       batch_size=batch_size, senses=senses,
                                                       sense_encoder=sense_encoder,
                                                       lm=lm, lm_wordnet=lm_wordnet,
                                                       lm_rescore=lm_rescore)
-        self.skip_forms = _light_verb_forms() if source == "wordnet" else frozenset()
+        self.skip_forms = light_verb_forms() if source == "wordnet" else frozenset()
         from runner.nlp import load_spacy
 
         self.tagger_name = tagger
@@ -150,7 +135,6 @@ class TokenMLM(PlannedTransformation):
     def _finish(self, source: Sentence, doc: Any,
                 plan: tuple[list[tuple], list[str]]) -> list[FollowUp]:
         proposals, texts = plan
-        text = source.text
         out = []
         for (rank, order, i, new, score, edit), new_doc in zip(proposals, self._retag(texts)):
             tok = doc[i]
