@@ -73,6 +73,9 @@ def _run(run: Path) -> dict:
             "violations": row["violations"], "errors": row["error"],
             "per_100_sources": row["violations_per_100_sources"],
             "seconds": results["run"]["duration_s"],
+            "crashed": sum(c["verdict"]["outcome"] == "error"
+                           and "failed on this document" in c["verdict"].get("reason", "")
+                           for c in cases),
             "fails": [c for c in cases if c["verdict"]["outcome"] == "fail"]}
 
 
@@ -173,7 +176,9 @@ def _one_run(part: str, key: dict, marks: dict) -> str:
              f"({labels['text']}), `{labels['suite']}` (the LM's ranking on); every violation "
              f"read by two readers, the second blind and given only the passages, the clusters "
              f"and the rule (`bench/reads/{_stem(part)}.*`). The system could not answer "
-             f"{r['errors']} cases (xrenner put one mention in two clusters). The run took "
+             f"{r['errors']} cases: xrenner stopped with an error of its own on "
+             f"{r.get('crashed', 0)} and put one mention in two clusters on the others. The "
+             f"run took "
              f"{r['seconds']:.0f} s on two CPU cores.")
     if part == "e":
         runs = [_now_reads(p) for p in "cde"]

@@ -294,6 +294,8 @@ for _name, _module, *_args in (("re-r1-lm", "re_r1_lm"), ("re-named-again", "re_
                                ("coref-gum-b", "coref_gum_b_reads", "b"),
                                ("coref-gum-c", "coref_gum_b_reads", "c"),
                                ("coref-gum-d", "coref_gum_b_reads", "d"),
+                               ("coref-gum-e", "coref_gum_b_reads", "e"),
+                               ("coref-gap", "coref_gum_b_reads", "gap"),
                                ("ner-shuffle-subtypes", "ner_shuffle_subtypes"),
                                ("ner-redocred", "ner_redocred_reads")):
     BLOCKS[_name] = _reads_table(_module, *_args)

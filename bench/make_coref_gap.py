@@ -1,0 +1,55 @@
+"""Builds suites/data/coref_gap.jsonl: Wikipedia passages for the coreference task from GAP
+(Webster et al. 2018, github.com/google-research-datasets/gap-coreference, commit 83135f2;
+Apache-2.0; the text is Wikipedia's, CC BY-SA 3.0), text none of CREST's checks was chosen on.
+
+Usage: python bench/make_coref_gap.py GAP_DIR
+
+GAP_DIR is a checkout of the repository or a git directory of it (``git show HEAD:…``). The
+passages are the ``Text`` column of ``gap-test.tsv`` in file order: each a few sentences of a
+Wikipedia article around an ambiguous pronoun. Left out: a passage with ``*`` (GAP writes a
+character outside ASCII as ``*``: "M*nchen") or a `` `` `` quote (the tokeniser's), and one of more
+than ``MAX_WORDS`` words; the first ``PASSAGES`` kept. GAP's labels (which of two names a pronoun
+refers to) are not clusters of the whole passage and are not kept: the suite compares each
+follow-up with its source.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PASSAGES = 250
+MAX_WORDS = 90
+
+
+def read_tsv(gap: Path) -> str:
+    if (gap / "gap-test.tsv").is_file():
+        return (gap / "gap-test.tsv").read_text(encoding="utf-8")
+    return subprocess.run(["git", "-C", str(gap), "show", "HEAD:gap-test.tsv"],
+                          capture_output=True, text=True, check=True).stdout
+
+
+def main(gap: str) -> None:
+    rows, seen = [], set()
+    for row in csv.DictReader(io.StringIO(read_tsv(Path(gap))), delimiter="\t"):
+        text = " ".join(row["Text"].split())
+        if ("*" in text or "``" in text or len(text.split()) > MAX_WORDS or text in seen):
+            continue
+        seen.add(text)
+        rows.append({"id": f"gap-{row['ID']}", "text": text})
+        if len(rows) == PASSAGES:
+            break
+    out = ROOT / "suites" / "data" / "coref_gap.jsonl"
+    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+                   encoding="utf-8")
+    print(f"wrote {len(rows)} passages to {out}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    main(sys.argv[1])
