@@ -50,6 +50,12 @@ PARTS = {
                  "measured them)",
           "text": "built after part d was read: every passage the earlier parts left",
           "file": "coref_gum_e", "suite": "bench/coref_xrenner_gum_e.yaml"},
+    "gap_b": {"before": "the defaults (the LM ranks WordNet's synonyms)",
+              "now": "only the synonyms the LM itself proposes there (`lm_proposed: 50`)",
+              "text": "Wikipedia passages of GAP's development file, built after part a was "
+                      "read", "timing": "one after the other", "file": "coref_gap_b",
+              "suites": ("bench/coref_xrenner_gap_b_proposed.yaml",
+                         "bench/coref_xrenner_gap_b.yaml")},
     "gap": {"now": "the defaults (light verbs left out too)",
             "text": "Wikipedia passages of GAP's test file, built after the last change of the "
                     "checks", "file": "coref_gap", "suite": "bench/coref_xrenner_gap.yaml"},
@@ -147,18 +153,31 @@ def table(part: str = "b") -> str:
                     f"| {agree}/{len(ids)} |")
     both = sum(1 for k in key["key"].values() if len(k["runs"]) == 2)
     now, before = key["runs"]["now"], key["runs"]["before"]
+    suites = labels.get("suites", (f"bench/coref_xrenner_gum_{part}.yaml",
+                                   f"bench/coref_xrenner_gum_{part}_before.yaml"))
     return ("\n".join(rows) + f"\n\nOn the {now['sources']} held-out passages of "
-            f"`suites/data/{stem}.jsonl` (GUM's biographies, Wikivoyage, interviews, academic "
-            f"and court texts with OntoGUM's gold; {labels['text']}), "
-            f"`bench/coref_xrenner_gum_{part}.yaml` and `bench/coref_xrenner_gum_{part}_before.yaml` "
+            f"`suites/data/{stem}.jsonl` ({_genres(part)}{labels['text']}), "
+            f"`{suites[0]}` and `{suites[1]}` "
             f"(the LM's ranking on in both); "
             f"every violation of either run read by two readers, the second blind and given only "
             f"the passages, the clusters and the rule (`bench/reads/{stem}.*`; {both} follow-ups "
             f"are in both runs and read once). The system could not answer {now['errors']} and "
-            f"{before['errors']} cases (xrenner put one mention in two clusters). Real per 100 "
+            f"{before['errors']} cases ({_why(now, before)}). Real per 100 "
             f"sources: real violations read per 100 passages. The runs took {now['seconds']:.0f} s "
             f"and {before['seconds']:.0f} s on two CPU cores, run {labels['timing']}."
             + (_together() if part == "d" else ""))
+
+
+def _why(now: dict, before: dict) -> str:
+    if "crashed" not in now:
+        return "xrenner put one mention in two clusters"
+    return (f"xrenner stopped with an error of its own on {now['crashed']} and "
+            f"{before['crashed']} of them, put one mention in two clusters on the others")
+
+
+def _genres(part: str) -> str:
+    return ("" if part.startswith("gap") else "GUM's biographies, Wikivoyage, interviews, "
+            "academic and court texts with OntoGUM's gold; ")
 
 
 def _one_run(part: str, key: dict, marks: dict) -> str:

