@@ -296,6 +296,7 @@ for _name, _module, *_args in (("re-r1-lm", "re_r1_lm"), ("re-named-again", "re_
                                ("coref-gum-d", "coref_gum_b_reads", "d"),
                                ("coref-gum-e", "coref_gum_b_reads", "e"),
                                ("coref-gap", "coref_gum_b_reads", "gap"),
+                               ("coref-gap-b", "coref_gum_b_reads", "gap_b"),
                                ("ner-shuffle-subtypes", "ner_shuffle_subtypes"),
                                ("ner-redocred", "ner_redocred_reads")):
     BLOCKS[_name] = _reads_table(_module, *_args)
