@@ -302,6 +302,11 @@ for _name, _module, *_args in (("re-r1-lm", "re_r1_lm"), ("re-named-again", "re_
     BLOCKS[_name] = _reads_table(_module, *_args)
 
 
+@figures("ner-validity-readme")
+def _ner_validity_readme() -> str:
+    return _bench_module("ner_redocred_reads").summary()
+
+
 @figures("ner-lm-yield")
 def _ner_lm_yield() -> str:
     module = _bench_module("ner_lm_yield")
