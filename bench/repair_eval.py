@@ -75,7 +75,7 @@ def replay(suite, run_dir: Path, analyzer: ViolationAnalyzer, sut, verbose: bool
             case = json.loads(line)
             if case["verdict"]["outcome"] == "fail":
                 by_source[case["source_id"]].append(case)
-    n = cfg["limits"]["batch_size"]
+    n = cfg["limits"]["batch_size"] or 32      # null: the engine sizes batches itself
     for k in range(0, len(sources), n):
         batch = sources[k:k + n]
         analyzer.observe(batch, sut.predict([s.text for s in batch]))

@@ -40,6 +40,11 @@ meets the bar (ErrorReduce ≥ 25 %, Cor2Err ≤ 10 %) on the two sets where the
 LM's passes over the mutants (101–380 a set): 60–250 s a repair of a set's violations on two
 shared CPU cores, against 7–16 s for the panel alone. Runs of 2026-11-26 (commit of this page's
 change), on 2 cores of an AMD EPYC with other work running.
+
+A seventh measuring set, built after the rule was frozen (`suites/data/redocred_ner.jsonl`, 400
+Wikipedia sentences; the run of ``bench/ner_spacy_redocred_lm.yaml``, the default suite, at commit
+904d369): referees 20.9 / 11.1 / 28.4 % (TT 128, TF 16, FT 61, FF 154); lm rule 21.4 / 13.2 /
+30.2 % (9 relabels by the vote; 335 mutants, 60 s). Neither meets the bar there.
 """
 from __future__ import annotations
 
