@@ -57,6 +57,16 @@ def test_r1_replaces_every_occurrence_and_maps_the_other_argument():
     assert pair(f.input) == ("Keller Group", "Paul Wei")
 
 
+def test_r1_replacement_is_written_in_the_mention_s_script():
+    src = source("Prior to joining, Khalidi worked at the BBC.", "Khalidi", "PERSON",
+                 "BBC", "ORGANIZATION")
+    pool = EntityPool({"PERSON": ["अर्जुन", "Александр", "Yılmaz"]})
+    r1 = SameTypeEntity(pool=pool, arguments=["head"], follow_ups=5)
+    assert [f.meta["replacement"] for f in r1.generate(src, REPrediction("x"), RNG)] == ["Yılmaz"]
+    src = source("Александр worked at the BBC.", "Александр", "PERSON", "BBC", "ORGANIZATION")
+    assert [f.meta["replacement"] for f in r1.generate(src, REPrediction("x"), RNG)] == []
+
+
 def test_r1_not_applicable_without_candidate_or_for_a_pronoun():
     src = source("She married Tom Brandt.", "She", "PERSON", "Tom Brandt", "PERSON")
     r1 = SameTypeEntity(pool=EntityPool({"PERSON": ["Tom Brandt"]}))

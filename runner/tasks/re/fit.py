@@ -11,6 +11,9 @@ replacement is made.
 
 A date or a number is replaced by one of the same shape ("June 5, 1905" by "May 12, 1950").
 
+A name is replaced by one written in the same script (:func:`same_script`): a Latin-script name
+by a Latin-script one, not "Khalidi" by "अर्जुन" in an English sentence.
+
 An organisation's kind is read from its name's words (``school``: University, College...;
 ``party``; ``team``: F.C., Club...; ``company``: Inc., Records, Airlines...; ``government``:
 Ministry, Army...; ``religious``: Church...; ``other`` when none matches, and then it is not
@@ -30,6 +33,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import unicodedata
 from pathlib import Path
 from typing import Sequence
 
@@ -233,3 +237,14 @@ def named_again(text: str, arg: Argument,
                 return " ".join(run)
             run = []
     return ""
+
+
+def _scripts(text: str) -> frozenset[str]:
+    """The scripts of a text's letters, by the first word of their Unicode names (LATIN,
+    CYRILLIC, ARABIC, CJK, DEVANAGARI …)."""
+    return frozenset(unicodedata.name(ch, "?").split()[0] for ch in text if ch.isalpha())
+
+
+def same_script(mention: str, candidate: str) -> bool:
+    """Whether a replacement is written in the script of the mention it replaces."""
+    return _scripts(candidate) <= _scripts(mention) or not _scripts(mention)

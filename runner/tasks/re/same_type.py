@@ -77,7 +77,8 @@ class SameTypeEntity(RETransformation):
             return pool, None
         mention = arg.text_in(source.text)
         one_word = len(mention.split()) == 1
-        pool = [c for c in pool if (len(c.split()) == 1) == one_word]
+        pool = [c for c in pool
+                if (len(c.split()) == 1) == one_word and fit.same_script(mention, c)]
         if arg.type == self.person_type:
             judged = [(c, fit.person_fits(source.text, arg, c)) for c in pool]
         elif arg.type == self.organization_type:
