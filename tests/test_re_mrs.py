@@ -67,6 +67,25 @@ def test_r1_replacement_is_written_in_the_mention_s_script():
     assert [f.meta["replacement"] for f in r1.generate(src, REPrediction("x"), RNG)] == []
 
 
+def test_r1_keeps_a_family_s_surname():
+    src = source("The twin brothers Jonathan Scott and Drew Scott renovate houses.",
+                 "Jonathan Scott", "PERSON", "Drew Scott", "PERSON")
+    pool = EntityPool({"PERSON": ["Ahmet Kaya", "Peter Paul Rubens"]})
+    got = SameTypeEntity(pool=pool, arguments=["head"], follow_ups=5).generate(
+        src, REPrediction("per:siblings"), RNG)
+    assert sorted(f.meta["replacement"] for f in got) == ["Ahmet Scott", "Peter Paul Scott"]
+    assert all(f.meta["fit"] == "a person of the Scott family" for f in got)
+    off = SameTypeEntity(pool=pool, arguments=["head"], follow_ups=5, keep_family_name=False)
+    assert sorted(f.meta["replacement"] for f in off.generate(
+        src, REPrediction("per:siblings"), RNG)) == ["Ahmet Kaya", "Peter Paul Rubens"]
+    # no other name ends in the surname: the whole name is replaced as before
+    src = source("Jonathan Scott met Drew Barrymore.", "Jonathan Scott", "PERSON",
+                 "Drew Barrymore", "PERSON")
+    got = SameTypeEntity(pool=pool, arguments=["head"], follow_ups=5).generate(
+        src, REPrediction("x"), RNG)
+    assert sorted(f.meta["replacement"] for f in got) == ["Ahmet Kaya", "Peter Paul Rubens"]
+
+
 def test_r1_not_applicable_without_candidate_or_for_a_pronoun():
     src = source("She married Tom Brandt.", "She", "PERSON", "Tom Brandt", "PERSON")
     r1 = SameTypeEntity(pool=EntityPool({"PERSON": ["Tom Brandt"]}))

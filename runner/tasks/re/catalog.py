@@ -141,6 +141,13 @@ TRANSFORMATIONS.add(
                                                 "Luxembourg)', 'X (UCLH)'): replacing one name "
                                                 "of the two makes the sentence contradict "
                                                 "itself."},
+            "keep_family_name": {"type": "boolean", "default": True,
+                                 "description": "With fit: a person whose surname the "
+                                                "sentence gives another person too (a family: "
+                                                "'four children, Beatrice Roche, … and Luis "
+                                                "Armando Roche') keeps it; only the given names "
+                                                "are replaced ('Mehmet Roche'), by plain names "
+                                                "only."},
             "person_type": {"type": "string", "default": "PERSON"},
             "organization_type": {"type": "string", "default": "ORGANIZATION"},
             "shaped_types": {"type": "array", "items": {"type": "string"},

@@ -12,7 +12,11 @@ replacement is made.
 A date or a number is replaced by one of the same shape ("June 5, 1905" by "May 12, 1950").
 
 A name is replaced by one written in the same script (:func:`same_script`): a Latin-script name
-by a Latin-script one, not "Khalidi" by "अर्जुन" in an English sentence.
+by a Latin-script one, not "Khalidi" by "अर्जुन" in an English sentence. A person whose surname
+the sentence gives another name too (a family: "four children, Beatrice Roche, Lilianne Roche,
+Marcel Roche and Luis Armando Roche"; "twin brothers Jonathan Scott and Drew Scott") keeps it:
+only the given names are replaced (:func:`family_surname`, "Luis Armando Roche" → "Mehmet
+Roche").
 
 An organisation's kind is read from its name's words (``school``: University, College...;
 ``party``; ``team``: F.C., Club...; ``company``: Inc., Records, Airlines...; ``government``:
@@ -248,3 +252,44 @@ def _scripts(text: str) -> frozenset[str]:
 def same_script(mention: str, candidate: str) -> bool:
     """Whether a replacement is written in the script of the mention it replaces."""
     return _scripts(candidate) <= _scripts(mention) or not _scripts(mention)
+
+
+_ROMAN = re.compile(r"^[IVXLC]+$")
+
+
+def _name_part(word: str) -> bool:
+    """A capitalised word of letters ("Núñez", "McKay") or an initial ("A.")."""
+    core = word[:-1] if len(word) == 2 and word.endswith(".") else word
+    return core[:1].isupper() and core.isalpha()
+
+
+def _plain_surname(word: str) -> bool:
+    return (_name_part(word) and not word.endswith(".") and word != word.upper()
+            and not _ROMAN.match(word))
+
+
+def family_surname(text: str, arg: Argument) -> str | None:
+    """The surname (last word) of a person's mention of two words or more when another name of
+    the sentence, outside the mention, ends in it too (a given name right before it); else
+    ``None``. Regnal numbers ("Carol I"), "Jr." and names with particles are left alone."""
+    words = arg.text_in(text).split()
+    if len(words) < 2 or not all(_name_part(w) for w in words) \
+            or not _plain_surname(words[-1]):
+        return None
+    surname = words[-1]
+    for s, e in _word_occurrences(text, surname):
+        if arg.start <= s < arg.end:
+            continue
+        if re.search(r"\b[A-Z][^\W\d_]+\s+$", text[:s]):   # "… Beatrice Roche": a relative
+            return surname
+    return None
+
+
+def with_surname(candidate: str, surname: str) -> str | None:
+    """The candidate's given names with the family's surname, or ``None`` when the candidate is
+    not a plain name of two words or more ("Philip V of Spain", "Paul Desmarais Jr.")."""
+    words = candidate.split()
+    if len(words) < 2 or not all(_name_part(w) for w in words) \
+            or not _plain_surname(words[-1]):
+        return None
+    return " ".join(words[:-1] + [surname])

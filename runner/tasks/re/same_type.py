@@ -33,7 +33,8 @@ class SameTypeEntity(RETransformation):
     unknown kind is not replaced), a date or number by one written the same way; a mention
     with one word is replaced by one word, a longer one by a longer one. An argument the
     sentence names again outside its mention is left (``skip_named_again``,
-    :func:`runner.tasks.re.fit.named_again`)."""
+    :func:`runner.tasks.re.fit.named_again`); a person of a family the sentence names keeps the
+    surname (``keep_family_name``, :func:`runner.tasks.re.fit.family_surname`)."""
 
     name = "same_type_entity"
     mr = "MR-R1"
@@ -41,7 +42,7 @@ class SameTypeEntity(RETransformation):
     def __init__(self, *, pool: EntityPool | None = None, follow_ups: int = 1,
                  arguments: Sequence[str] = ("head", "tail"),
                  gazetteer: dict[str, list[str]] | None = None, fit: bool = True,
-                 skip_named_again: bool = True,
+                 skip_named_again: bool = True, keep_family_name: bool = True,
                  person_type: str = "PERSON", organization_type: str = "ORGANIZATION",
                  shaped_types: Sequence[str] = ("DATE", "NUMBER", "DURATION"),
                  lm: str | None = None, lm_sample: int = 8, lm_max_drop: float | None = 3.0,
@@ -49,6 +50,7 @@ class SameTypeEntity(RETransformation):
                  fp16: bool = True, lm_model: Any = None, **kw: Any) -> None:
         super().__init__(follow_ups=follow_ups, arguments=list(arguments),
                          gazetteer=gazetteer or {}, fit=fit, skip_named_again=skip_named_again,
+                         **({} if keep_family_name else {"keep_family_name": False}),
                          shaped_types=list(shaped_types),
                          lm=lm, lm_sample=lm_sample,
                          **({"lm_max_drop": lm_max_drop} if lm else {}), **kw)
@@ -57,6 +59,7 @@ class SameTypeEntity(RETransformation):
         self.arguments = _roles(arguments)
         self.fit = fit
         self.skip_named_again = skip_named_again
+        self.keep_family_name = keep_family_name
         self.person_type, self.organization_type = person_type, organization_type
         self.shaped_types = frozenset(shaped_types)
         self.lm_sample = lm_sample
@@ -108,7 +111,14 @@ class SameTypeEntity(RETransformation):
                     and not set(c.split()) & set(other.split())]
             pool, why = self._fitting(source, role, arg, prediction.label, pool)
             k = self.follow_ups if self.lm is None else max(self.follow_ups, self.lm_sample)
-            out.append((role, arg, rng.sample(pool, min(k, len(pool))), why))
+            drawn = rng.sample(pool, min(k, len(pool)))
+            surname = (fit.family_surname(source.text, arg) if self.fit and self.keep_family_name
+                       and arg.type == self.person_type else None)
+            if surname:       # a family: the given names change, the surname stays
+                drawn = [n for n in (fit.with_surname(c, surname) for c in drawn)
+                         if n and n != mention]
+                why = f"a person of the {surname} family"
+            out.append((role, arg, drawn, why))
         return out
 
     def generate_batch(self, items: Sequence[BatchItem]) -> list[list[REFollowUp]]:
