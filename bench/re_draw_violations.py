@@ -101,6 +101,17 @@ def blind_item(k: int, c: dict) -> dict:
     return item
 
 
+def replacement_item(item_id: str, c: dict) -> dict:
+    """An MR-R1 violation as the two-run draws give it to the readers (no run named): both
+    sentences marked, both answers, the replacement, the expectation."""
+    fu = c["follow_up"]
+    return {"id": item_id,
+            "source": marked(c["source"]), "source_answer": label(c["source"]),
+            "follow_up": marked(fu), "follow_up_answer": label(fu),
+            "replaced": f"{fu['meta']['original']} -> {fu['meta']['replacement']}",
+            "expectation": EXPECTS["identical"]}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("results")

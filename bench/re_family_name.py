@@ -23,7 +23,7 @@ STEM = "re_family_name"
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from re_draw_violations import EXPECTS, label, marked  # noqa: E402
+from re_draw_violations import replacement_item  # noqa: E402
 from re_named_again import RULE  # noqa: E402
 from two_runs import group_rows, read_marks, write_draw  # noqa: E402
 
@@ -62,13 +62,8 @@ def draw(off: Path, on: Path, n: int, seed: int) -> None:
     blind, key = [], {}
     for k, (group, c) in enumerate(picked, 1):
         item_id = f"fa-{k:02d}"
-        fu = c["follow_up"]
         key[item_id] = {"group": group, "case": c["id"]}
-        blind.append({"id": item_id,
-                      "source": marked(c["source"]), "source_answer": label(c["source"]),
-                      "follow_up": marked(fu), "follow_up_answer": label(fu),
-                      "replaced": f"{fu['meta']['original']} -> {fu['meta']['replacement']}",
-                      "expectation": EXPECTS["identical"]})
+        blind.append(replacement_item(item_id, c))
     write_draw(STEM, RULE, blind, runs, key)
 
 
@@ -93,11 +88,7 @@ def table() -> str:
             f"the rule, {on['violations']} with it.")
 
 
-def main() -> int:
+if __name__ == "__main__":
     from two_runs import main as cli
 
-    return cli(__doc__, draw, table, runs=("off", "on"), n=20)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli(__doc__, draw, table, runs=("off", "on"), n=20))

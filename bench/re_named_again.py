@@ -25,7 +25,7 @@ STEM = "re_named_again"
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from re_draw_violations import EXPECTS, label, marked  # noqa: E402
+from re_draw_violations import replacement_item  # noqa: E402
 from two_runs import group_rows, read_marks, write_draw  # noqa: E402
 
 RULE = ("real = the system's answer is wrong on the source or on the follow-up, and "
@@ -70,14 +70,9 @@ def draw(off: Path, on: Path, n: int, seed: int) -> None:
     blind, key = [], {}
     for k, (group, c) in enumerate(picked, 1):
         item_id = f"na-{k:02d}"
-        fu = c["follow_up"]
         key[item_id] = {"group": group, "case": c["id"],
                         "named_again": _named_again(c) if group == "removed" else ""}
-        blind.append({"id": item_id,
-                      "source": marked(c["source"]), "source_answer": label(c["source"]),
-                      "follow_up": marked(fu), "follow_up_answer": label(fu),
-                      "replaced": f"{fu['meta']['original']} -> {fu['meta']['replacement']}",
-                      "expectation": EXPECTS["identical"]})
+        blind.append(replacement_item(item_id, c))
     write_draw(STEM, RULE, blind, runs, key)
 
 

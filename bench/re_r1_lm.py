@@ -22,7 +22,7 @@ READS = ROOT / "bench" / "reads"
 TUNED_MAX_DROP = 3.0   # lm_max_drop's default (runner/tasks/re/catalog.py), chosen on the tune reads
 sys.path.insert(0, str(ROOT / "bench"))
 
-from re_draw_violations import EXPECTS, label, marked  # noqa: E402
+from re_draw_violations import replacement_item  # noqa: E402
 from two_runs import read_marks, write_draw  # noqa: E402
 
 RULE = ("real = the system's answer is wrong on the source or on the follow-up, and "
@@ -62,12 +62,7 @@ def draw(off: Path, on: Path, n: int, seed: int) -> None:
         item_id = f"r1-{k:02d}"
         key[item_id] = {"run": name, "case": c["id"],
                         "lm_fit_drop": c["follow_up"]["meta"].get("lm_fit_drop")}
-        fu = c["follow_up"]
-        blind.append({"id": item_id,
-                      "source": marked(c["source"]), "source_answer": label(c["source"]),
-                      "follow_up": marked(fu), "follow_up_answer": label(fu),
-                      "replaced": f"{fu['meta']['original']} -> {fu['meta']['replacement']}",
-                      "expectation": EXPECTS["identical"]})
+        blind.append(replacement_item(item_id, c))
     write_draw("re_r1", RULE, blind, runs, key)
 
 
