@@ -291,7 +291,8 @@ def _reads_table(module: str, *args: str) -> Callable[[], str]:
 
 # the tables of violations read twice: block name, bench script, its table's arguments
 for _name, _module, *_args in (("re-r1-lm", "re_r1_lm"), ("re-named-again", "re_named_again"),
-                               ("re-family-name", "re_family_name"),
+                               ("re-family-name", "re_r1_fits", "family"),
+                               ("re-qualified-cities", "re_r1_fits", "cities"),
                                ("coref-gum-b", "coref_gum_b_reads", "b"),
                                ("coref-gum-c", "coref_gum_b_reads", "c"),
                                ("coref-gum-d", "coref_gum_b_reads", "d"),

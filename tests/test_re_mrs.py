@@ -86,6 +86,25 @@ def test_r1_keeps_a_family_s_surname():
     assert sorted(f.meta["replacement"] for f in got) == ["Ahmet Kaya", "Peter Paul Rubens"]
 
 
+def test_r1_a_city_the_sentence_places_stays_in_that_place():
+    pool = EntityPool({"CITY": ["Ankara", "Chanhassen", "Berlin", "Rockford"]})
+    r1 = SameTypeEntity(pool=pool, arguments=["tail"], follow_ups=5)
+    src = source("Ahmet Kaya was a folk singer from Malatya, Turkey.", "Ahmet Kaya", "PERSON",
+                 "Malatya", "CITY")
+    assert [f.meta["replacement"] for f in r1.generate(src, REPrediction("x"), RNG)] == ["Ankara"]
+    src = source("Rob James was born in Springfield, Illinois.", "Rob James", "PERSON",
+                 "Springfield", "CITY")
+    assert [f.meta["replacement"] for f in r1.generate(src, REPrediction("x"), RNG)] == ["Rockford"]
+    # a province the offline gazetteer does not know: not replaced; unplaced: any city
+    src = source("Rob James is from Winnipeg, Manitoba.", "Rob James", "PERSON", "Winnipeg", "CITY")
+    assert r1.generate(src, REPrediction("x"), RNG) == []
+    src = source("Rob James is from Winnipeg.", "Rob James", "PERSON", "Winnipeg", "CITY")
+    assert len(r1.generate(src, REPrediction("x"), RNG)) == 4
+    off = SameTypeEntity(pool=pool, arguments=["tail"], follow_ups=5, qualified_cities=False)
+    src = source("Rob James is from Winnipeg, Manitoba.", "Rob James", "PERSON", "Winnipeg", "CITY")
+    assert len(off.generate(src, REPrediction("x"), RNG)) == 4
+
+
 def test_r1_not_applicable_without_candidate_or_for_a_pronoun():
     src = source("She married Tom Brandt.", "She", "PERSON", "Tom Brandt", "PERSON")
     r1 = SameTypeEntity(pool=EntityPool({"PERSON": ["Tom Brandt"]}))

@@ -148,6 +148,13 @@ TRANSFORMATIONS.add(
                                                 "Armando Roche') keeps it; only the given names "
                                                 "are replaced ('Mehmet Roche'), by plain names "
                                                 "only."},
+            "qualified_cities": {"type": "boolean", "default": True,
+                                 "description": "With fit: a city the sentence places ('Malatya, "
+                                                "Turkey', 'Springfield, Illinois') is replaced by "
+                                                "a city of that country or US state (the offline "
+                                                "gazetteer), and where it cannot tell the place "
+                                                "('Winnipeg, Manitoba') not at all."},
+            "city_type": {"type": "string", "default": "CITY"},
             "person_type": {"type": "string", "default": "PERSON"},
             "organization_type": {"type": "string", "default": "ORGANIZATION"},
             "shaped_types": {"type": "array", "items": {"type": "string"},

@@ -16,7 +16,9 @@ by a Latin-script one, not "Khalidi" by "अर्जुन" in an English sente
 the sentence gives another name too (a family: "four children, Beatrice Roche, Lilianne Roche,
 Marcel Roche and Luis Armando Roche"; "twin brothers Jonathan Scott and Drew Scott") keeps it:
 only the given names are replaced (:func:`family_surname`, "Luis Armando Roche" → "Mehmet
-Roche").
+Roche"). A city the sentence places (", Turkey", ", Illinois") is replaced by a city of that
+country or US state (:func:`city_fits`: "Malatya, Turkey" → "Ankara, Turkey", not "Chanhassen,
+Turkey"); where the offline gazetteer cannot tell the place ("Winnipeg, Manitoba"), not at all.
 
 An organisation's kind is read from its name's words (``school``: University, College...;
 ``party``; ``team``: F.C., Club...; ``company``: Inc., Records, Airlines...; ``government``:
@@ -293,3 +295,53 @@ def with_surname(candidate: str, surname: str) -> str | None:
             or not _plain_surname(words[-1]):
         return None
     return " ".join(words[:-1] + [surname])
+
+
+_QUALIFIER = re.compile(r",\s+([A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*)*)")
+_ALIASES = {"US": "United States", "U.S.": "United States", "USA": "United States",
+            "U.S.A.": "United States", "United States of America": "United States",
+            "America": "United States", "UK": "United Kingdom", "U.K.": "United Kingdom",
+            "Britain": "United Kingdom", "Great Britain": "United Kingdom",
+            "England": "United Kingdom", "Scotland": "United Kingdom",
+            "Wales": "United Kingdom"}
+
+
+def _country(name: str) -> str:
+    name = name.removeprefix("the ").removeprefix("The ")
+    return _ALIASES.get(name, name)
+
+
+def city_region(text: str, arg: Argument) -> tuple[str, str] | None:
+    """``("state", name)`` or ``("country", name)`` that the words after a city's ", " name —
+    a US state, or a country the gazetteer's city of that name is in — or ``None`` when the
+    city is not followed by a place or the gazetteer cannot tell it."""
+    from runner.tasks.re.gazetteer import shared_gazetteer
+
+    m = _QUALIFIER.match(text[arg.end:])
+    if not m:
+        return None
+    gaz, place = shared_gazetteer(), m.group(1)
+    if place not in _ALIASES:
+        place = place.rstrip(".")          # the sentence's full stop ("…, Turkey.")
+    if place in gaz._state_names:
+        return "state", place
+    city = gaz.lookup(arg.text_in(text))
+    if city is not None and _country(city.country.name) == _country(place):
+        return "country", _country(place)
+    return None
+
+
+def city_fits(region: tuple[str, str] | None, candidate: str) -> tuple[bool, str]:
+    """Whether a replacement city lies in the ``region`` the sentence names (see
+    :func:`city_region`; ``None``: no city fits)."""
+    from runner.tasks.re.gazetteer import shared_gazetteer
+
+    if region is None:
+        return False, "a city the sentence places where the gazetteer cannot tell"
+    kind, name = region
+    city = shared_gazetteer().lookup(candidate)
+    if city is None:
+        return False, f"a city of {name}"
+    if kind == "state":
+        return city.state is not None and city.state.name == name, f"a city of {name}"
+    return _country(city.country.name) == name, f"a city of {name}"

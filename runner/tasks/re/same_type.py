@@ -7,6 +7,7 @@ import random
 from typing import Any, Sequence
 
 from runner.tasks.re import fit
+from runner.tasks.re.places import qualified
 from runner.tasks.re.transforms import (EntityPool, REFollowUp, RETransformation, _is_pronoun,
                                         _roles, _word_occurrences, replace_argument,
                                         replaced_ranges)
@@ -43,6 +44,7 @@ class SameTypeEntity(RETransformation):
                  arguments: Sequence[str] = ("head", "tail"),
                  gazetteer: dict[str, list[str]] | None = None, fit: bool = True,
                  skip_named_again: bool = True, keep_family_name: bool = True,
+                 qualified_cities: bool = True, city_type: str = "CITY",
                  person_type: str = "PERSON", organization_type: str = "ORGANIZATION",
                  shaped_types: Sequence[str] = ("DATE", "NUMBER", "DURATION"),
                  lm: str | None = None, lm_sample: int = 8, lm_max_drop: float | None = 3.0,
@@ -51,6 +53,7 @@ class SameTypeEntity(RETransformation):
         super().__init__(follow_ups=follow_ups, arguments=list(arguments),
                          gazetteer=gazetteer or {}, fit=fit, skip_named_again=skip_named_again,
                          **({} if keep_family_name else {"keep_family_name": False}),
+                         **({} if qualified_cities else {"qualified_cities": False}),
                          shaped_types=list(shaped_types),
                          lm=lm, lm_sample=lm_sample,
                          **({"lm_max_drop": lm_max_drop} if lm else {}), **kw)
@@ -60,6 +63,7 @@ class SameTypeEntity(RETransformation):
         self.fit = fit
         self.skip_named_again = skip_named_again
         self.keep_family_name = keep_family_name
+        self.qualified_cities, self.city_type = qualified_cities, city_type
         self.person_type, self.organization_type = person_type, organization_type
         self.shaped_types = frozenset(shaped_types)
         self.lm_sample = lm_sample
@@ -88,6 +92,10 @@ class SameTypeEntity(RETransformation):
             judged = [(c, fit.org_fits(mention, role, relation, c)) for c in pool]
         elif arg.type in self.shaped_types:
             judged = [(c, fit.shape_fits(mention, c)) for c in pool]
+        elif (arg.type == self.city_type and self.qualified_cities
+              and qualified(source.text, arg)):
+            region = fit.city_region(source.text, arg)
+            judged = [(c, fit.city_fits(region, c)) for c in pool]
         else:
             return pool, None
         why = judged[0][1][1] if judged else None
