@@ -133,13 +133,12 @@ class LMRanker:
         if not self.proposed or not by_token:
             return by_token
         tokens = list(by_token)
-        slots = []
-        for i in tokens:
-            text, start, end = self.window(doc, i)
-            slots.append((text, start, end))
-        tops = self.lm.propose_left(slots, self.proposed)
-        return {i: [c for c in by_token[i] if c.new.lower() in {w.lower() for w, _ in top}]
-                for i, top in zip(tokens, tops)}
+        tops = self.lm.propose_left([self.window(doc, i) for i in tokens], self.proposed)
+        out = {}
+        for i, top in zip(tokens, tops):
+            proposed = {w.lower() for w, _ in top}
+            out[i] = [c for c in by_token[i] if c.new.lower() in proposed]
+        return out
 
     def window(self, doc: Any, token: int) -> tuple[str, int, int]:
         """``(text, start, end)``: the token's sentence from ``left_words`` words before it to

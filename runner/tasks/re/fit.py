@@ -323,7 +323,7 @@ def city_region(text: str, arg: Argument) -> tuple[str, str] | None:
     gaz, place = shared_gazetteer(), m.group(1)
     if place not in _ALIASES:
         place = place.rstrip(".")          # the sentence's full stop ("…, Turkey.")
-    if place in gaz._state_names:
+    if gaz.state_country(place) is not None:
         return "state", place
     city = gaz.lookup(arg.text_in(text))
     if city is not None and _country(city.country.name) == _country(place):

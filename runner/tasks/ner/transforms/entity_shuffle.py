@@ -43,13 +43,14 @@ class EntityShuffle(Transformation):
                   doc: Any) -> list[FollowUp]:
         text = source.text
         groups: dict[str, list[Span]] = defaultdict(list)
-        kinds: dict[str, str | None] = {}
-        for span in _non_overlapping(prediction.spans):
-            if self.types is None or span.label in self.types:
-                if self.subtypes:
-                    kinds[span.text_in(text)] = subtype_kind(span.label, span.text_in(text),
-                                                             text[:span.start], text)
-                groups[span.label].append(span)
+        kept = [s for s in _non_overlapping(prediction.spans)
+                if self.types is None or s.label in self.types]
+        for span in kept:
+            groups[span.label].append(span)
+        # each name's kind, read once, at the last place it stands
+        last = {s.text_in(text): s for s in kept} if self.subtypes else {}
+        kinds: dict[str, str | None] = {
+            name: subtype_kind(s.label, name, text[:s.start], text) for name, s in last.items()}
         if self.subtypes and self.mode == "permute":
             # a permutation moves names only among those of one kind (unknown: among themselves)
             split: dict[str, list[Span]] = defaultdict(list)

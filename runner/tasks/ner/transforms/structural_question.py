@@ -16,9 +16,10 @@ The three cases of the paper:
 
 The final "." becomes "?". The subject's first word loses its capital unless it may be a name
 (``question_names``: a proper noun, inside an entity, a nationality, a listed name, one the
-corpus writes with a capital, or the start of words the sentence writes again further on). Headlines, section labels and datelines ("Cricket - Pakistan
-beat …") give no question, nor a statement whose modal would ask something else fronted ("may",
-"might", "must", "shall"); an "a"/"an" before a changed word agrees with it. Every change is
+corpus writes with a capital, or the start of words the sentence writes again further on).
+Headlines, section labels and datelines ("Cricket - Pakistan beat …") give no question, nor a
+statement whose modal would ask something else fronted ("may", "might", "must", "shall"); an
+"a"/"an" before a changed word agrees with it. Every change is
 an :class:`~runner.types.Replacement`, so entity spans are carried into the question by the
 edit's alignment. A sentence the rules cannot turn into a question (no final
 period, several sentences, no subject before the verb, a verb form that needs an auxiliary that is
@@ -31,10 +32,10 @@ brackets ("[The Spitfire Tournament in Canada] was …"), a subject holding a se
 run into a clause), a place phrase in front of its verb that the parser took for the subject
 ("Northeast of Temescal … lies Rockridge"), words before the subject that a comma does not set
 off ("Earlier this year was Seagal given …?"), a quotation left open (the "?" would end
-the quoted words). Words set
-off by a comma stay in front ("In 2019, did Siemens open …?", "When he died, did we …?"); a
-contracted auxiliary is spelled out ("It's …" → "Is it …?"). With ``negative``, the negative
-question ("Didn't he cry?") is a second follow-up of a sentence without a negation.
+the quoted words). Words set off by a comma stay in front ("In 2019, did Siemens open …?",
+"When he died, did we …?"); a contracted auxiliary is spelled out ("It's …" → "Is it …?"). With
+``negative``, the negative question ("Didn't he cry?") is a second follow-up of a sentence without
+a negation.
 """
 from __future__ import annotations
 
