@@ -60,6 +60,9 @@ PARTS = {
             "text": "Wikipedia passages of GAP's test file, built after the last change of the "
                     "checks", "file": "coref_gap", "suite": "bench/coref_xrenner_gap.yaml"},
 }
+HEADER = ("| CREST | follow-ups | violations | per 100 sources | real (first / second) | "
+          "validity (first / second) | real per 100 sources (first / second) | agreement |",
+          "|---|--:|--:|--:|--:|--:|--:|--:|")
 RULE = ("real = the follow-up is a fair, natural edit of the source (a word replaced by one that "
         "reads naturally in its place, in the sense the passage means) that cannot change which "
         "mentions refer to the same thing, so the change in clusters means the system is wrong on "
@@ -136,9 +139,7 @@ def table(part: str = "b") -> str:
     key, marks = read_marks(stem)
     if "before" not in key["runs"]:
         return _one_run(part, key, marks)
-    rows = ["| CREST | follow-ups | violations | per 100 sources | real (first / second) | "
-            "validity (first / second) | real per 100 sources (first / second) | agreement |",
-            "|---|--:|--:|--:|--:|--:|--:|--:|"]
+    rows = list(HEADER)
     for name in ("before", "now"):
         what = labels[name]
         r = key["runs"][name]
@@ -188,9 +189,7 @@ def _one_run(part: str, key: dict, marks: dict) -> str:
     row = (f"| {labels['now']} | {r['follow_ups']:,} | {n} | {100 * n / n_src:.1f} | {r1} / {r2} "
            f"| {100 * r1 / n:.0f} % / {100 * r2 / n:.0f} % | {100 * r1 / n_src:.1f} / "
            f"{100 * r2 / n_src:.1f} | {agree}/{n} |")
-    out = ("| CREST | follow-ups | violations | per 100 sources | real (first / second) | "
-           "validity (first / second) | real per 100 sources (first / second) | agreement |\n"
-           "|---|--:|--:|--:|--:|--:|--:|--:|\n" + row
+    out = ("\n".join([*HEADER, row])
            + f"\n\nOn the {n_src} passages of `suites/data/{_stem(part)}.jsonl` "
              f"({labels['text']}), `{labels['suite']}` (the LM's ranking on); every violation "
              f"read by two readers, the second blind and given only the passages, the clusters "
