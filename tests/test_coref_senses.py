@@ -166,3 +166,24 @@ def test_light_verbs_are_neither_replaced_nor_proposed(nlp):
     light = {c.new for c in CandidateFinder(antonyms=False, light_verbs=True).find(doc, [produced])}
     assert light and "made" not in light and light <= plain
     assert "light verbs" in CandidateFinder(light_verbs=True).describe()[0]["use"]
+
+
+def test_light_verbs_still_get_masked_lm_candidates(nlp):
+    """light_verbs concerns WordNet only: a masked LM still fills a light verb's place."""
+    _wordnet_or_skip()
+    from runner.tasks.coref.crest import CandidateFinder
+
+    class StubMLM:
+        mask_token = "[MASK]"
+
+        def top_k_probabilities(self, items, k, *, min_probability=0.0):
+            return [[("took", 0.5)] for _ in items]
+
+        def describe(self):
+            return {"model": "stub"}
+
+    doc = nlp("I was not interested in making either of these sacrifices.")
+    making = next(t.i for t in doc if t.text == "making")
+    found = CandidateFinder(antonyms=False, light_verbs=True, masked_lm=StubMLM(),
+                            masked_lm_name="stub").find(doc, [making])
+    assert [(c.new, c.source) for c in found] == [("took", "masked_lm:stub")]

@@ -166,15 +166,15 @@ class CandidateFinder:
         if self.wn_source is not None:
             from runner.text.light_verbs import LIGHT_VERBS, light_verb_forms
 
-            tokens = list(tokens)
             light = frozenset()
+            wn_tokens = list(tokens)      # the masked LM (below) still fills every token
             if self.light_verbs:
                 light = light_verb_forms()
-                tokens = [i for i in tokens
-                          if not (doc[i].pos_ == "VERB" and doc[i].lemma_.lower() in LIGHT_VERBS)]
-            looked = self.wn_source.looked_up(doc, tokens)
-            syns = self.wn_source.synonyms(doc, tokens, looked, self.synonyms_per_token)
-            for i, cands, (word, keep) in zip(tokens, syns, looked):
+                wn_tokens = [i for i in wn_tokens if not (
+                    doc[i].pos_ == "VERB" and doc[i].lemma_.lower() in LIGHT_VERBS)]
+            looked = self.wn_source.looked_up(doc, wn_tokens)
+            syns = self.wn_source.synonyms(doc, wn_tokens, looked, self.synonyms_per_token)
+            for i, cands, (word, keep) in zip(wn_tokens, syns, looked):
                 for new, _ in cands:
                     if not (doc[i].pos_ == "VERB" and new.lower() in light):
                         add(i, new, "wordnet:synonym")
