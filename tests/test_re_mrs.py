@@ -75,9 +75,21 @@ def test_r1_keeps_a_family_s_surname():
         src, REPrediction("per:siblings"), RNG)
     assert sorted(f.meta["replacement"] for f in got) == ["Ahmet Scott", "Peter Paul Scott"]
     assert all(f.meta["fit"] == "a person of the Scott family" for f in got)
+    # a capitalised particle is no given name: "Francesco De Sanctis" is not made "Francesco De
+    # Scott"
+    with_particle = EntityPool({"PERSON": ["Ahmet Kaya", "Francesco De Sanctis"]})
+    got = SameTypeEntity(pool=with_particle, arguments=["head"], follow_ups=5).generate(
+        src, REPrediction("per:siblings"), RNG)
+    assert [f.meta["replacement"] for f in got] == ["Ahmet Scott"]
     off = SameTypeEntity(pool=pool, arguments=["head"], follow_ups=5, keep_family_name=False)
     assert sorted(f.meta["replacement"] for f in off.generate(
         src, REPrediction("per:siblings"), RNG)) == ["Ahmet Kaya", "Peter Paul Rubens"]
+    # a mention with a particle keeps no family name: "Robert De Niro" is replaced whole
+    niro = source("Robert De Niro and Drena De Niro were married.", "Robert De Niro", "PERSON",
+                  "Drena De Niro", "PERSON")
+    got = SameTypeEntity(pool=pool, arguments=["head"], follow_ups=5).generate(
+        niro, REPrediction("per:spouse"), RNG)
+    assert sorted(f.meta["replacement"] for f in got) == ["Ahmet Kaya", "Peter Paul Rubens"]
     # no other name ends in the surname: the whole name is replaced as before
     src = source("Jonathan Scott met Drew Barrymore.", "Jonathan Scott", "PERSON",
                  "Drew Barrymore", "PERSON")

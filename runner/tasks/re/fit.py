@@ -273,10 +273,10 @@ def _plain_surname(word: str) -> bool:
 def family_surname(text: str, arg: Argument) -> str | None:
     """The surname (last word) of a person's mention of two words or more when another name of
     the sentence, outside the mention, ends in it too (a given name right before it); else
-    ``None``. Regnal numbers ("Carol I"), "Jr." and names with particles are left alone."""
+    ``None``. Regnal numbers ("Carol I"), "Jr." and names with particles, capitalised or not
+    ("Robert De Niro"), are left alone."""
     words = arg.text_in(text).split()
-    if len(words) < 2 or not all(_name_part(w) for w in words) \
-            or not _plain_surname(words[-1]):
+    if not _plain_name(words):
         return None
     surname = words[-1]
     for s, e in _word_occurrences(text, surname):
@@ -289,12 +289,19 @@ def family_surname(text: str, arg: Argument) -> str | None:
 
 def with_surname(candidate: str, surname: str) -> str | None:
     """The candidate's given names with the family's surname, or ``None`` when the candidate is
-    not a plain name of two words or more ("Philip V of Spain", "Paul Desmarais Jr.")."""
+    not a plain name of two words or more ("Philip V of Spain", "Paul Desmarais Jr.",
+    "Francesco De Sanctis")."""
     words = candidate.split()
-    if len(words) < 2 or not all(_name_part(w) for w in words) \
-            or not _plain_surname(words[-1]):
+    if not _plain_name(words):
         return None
     return " ".join(words[:-1] + [surname])
+
+
+def _plain_name(words: list[str]) -> bool:
+    """Two words or more, each a name's part and none a particle (of any case), the last a plain
+    surname."""
+    return (len(words) >= 2 and all(_name_part(w) and w.lower() not in _PARTICLES for w in words)
+            and _plain_surname(words[-1]))
 
 
 _QUALIFIER = re.compile(r",\s+([A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*)*)")
