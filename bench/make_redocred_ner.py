@@ -3,7 +3,12 @@
 Yao et al. 2019, MIT; the text is Wikipedia's, CC BY-SA 3.0), built after the NER checks were
 last changed, to measure the default NER suite on text none of its rules was chosen on.
 
-Usage: python bench/make_redocred_ner.py RE_DOCRED_DATA_DIR
+Usage: python bench/make_redocred_ner.py RE_DOCRED_DATA_DIR [b]
+
+Part b (``suites/data/redocred_ner_b.jsonl``, built after the repair's rule on the article was
+chosen, to measure it) draws in the same way from all 500 documents of ``dev_revised.json``
+(the relation classifier's held-out documents and the RE suites' corpora; no NER set of mtrun
+comes from them).
 
 From each of the first ``DOCUMENTS`` documents of ``test_revised.json`` (the text the relation
 classifier is trained on; no NER set of mtrun comes from it) one sentence is drawn at random
@@ -33,7 +38,7 @@ MIN_TOKENS, MAX_TOKENS = 8, 60
 KEPT = ("PER", "ORG", "LOC", "MISC")
 
 
-def sentence_rows(doc: dict, k: int) -> list[dict]:
+def sentence_rows(doc: dict, k: int, split: str = "test") -> list[dict]:
     """The document's sentences that may be drawn, each with its gold names."""
     mentions: dict[int, list[tuple[int, int, str]]] = {}
     for entity in doc["vertexSet"]:
@@ -56,22 +61,24 @@ def sentence_rows(doc: dict, k: int) -> list[dict]:
                 ents.append({"start": offsets[first][0], "end": offsets[stop - 1][1],
                              "label": label})
                 end = stop
-        rows.append({"id": f"redocred-test-{k}-{sid}", "text": text, "entities": ents})
+        rows.append({"id": f"redocred-{split}-{k}-{sid}", "text": text, "entities": ents})
     return rows
 
 
-def main(src: str) -> None:
-    docs = read_documents(str(Path(src) / "test_revised.json"))[:DOCUMENTS]
+def main(src: str, part: str = "") -> None:
+    split = "dev" if part == "b" else "test"
+    docs = read_documents(str(Path(src) / f"{split}_revised.json"))
+    docs = docs if part == "b" else docs[:DOCUMENTS]
     rng = random.Random(SEED)
     rows = []
     for k, doc in enumerate(docs):
-        choices = sentence_rows(doc, k)
+        choices = sentence_rows(doc, k, split)
         if choices:
             rows.append(rng.choice(choices))
-    write_part(ROOT / "suites" / "data" / "redocred_ner.jsonl", rows)
+    write_part(ROOT / "suites" / "data" / f"redocred_ner{'_b' if part else ''}.jsonl", rows)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3) or sys.argv[2:] not in ([], ["b"]):
         sys.exit(__doc__)
-    main(sys.argv[1])
+    main(*sys.argv[1:])

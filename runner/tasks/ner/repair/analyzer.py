@@ -105,7 +105,7 @@ class ViolationAnalyzer:
         if panel:
             return cls(Relabeler(None, None, sut, Params.from_config(rc)),
                        "referees:" + "+".join(rc["referees"]),
-                       {k: rc[k] for k in ("candidates", "referees", "gazetteer")})
+                       {k: rc.get(k) for k in ("candidates", "referees", "gazetteer", "article")})
         if rc["candidates"] == "corpus":
             source: Any = CorpusEntityCandidates(mlm, rc["top_k"], score=rc["corpus_score"],
                                                  encoder=encoder)
@@ -116,7 +116,7 @@ class ViolationAnalyzer:
         params = {k: rc[k] for k in ("candidates", "corpus_score", "masked_lm", "encoder",
                                      "top_k", "PThreshold", "SThreshold", "k", "alpha", "lambda",
                                      "min_votes", "min_share", "vote_labels", "gazetteer",
-                                     "referee")}
+                                     "referee", "article")}
         return cls(Relabeler(source, encoder, sut, Params.from_config(rc)), backend, params)
 
     @classmethod
@@ -138,7 +138,7 @@ class ViolationAnalyzer:
             gazetteer.load()
         source = LMContextCandidates(lm, rc["top_k"], int(rc.get("context_words", 2)))
         keys = ("candidates", "lm", "context_words", "top_k", "PThreshold", "alpha", "min_votes",
-                "min_share", "vote_labels", "gazetteer", "lm_rule")
+                "min_share", "vote_labels", "gazetteer", "lm_rule", "article")
         out = {k: rc.get(k) for k in keys}
         if params.referees:
             out["referees"] = list(params.referees)
@@ -206,8 +206,9 @@ class ViolationAnalyzer:
         repair = None
         r_s, r_f = n_s, n_f
         if self.relabeler is not None:
-            r_s, notes_s = repaired(n_s, [relabels[_jobs(c, e)[0]] for e in found])
-            r_f, notes_f = repaired(n_f, [relabels[_jobs(c, e)[1]] for e in found])
+            art = self.relabeler.params.article
+            r_s, notes_s = repaired(n_s, [relabels[_jobs(c, e)[0]] for e in found], article=art)
+            r_f, notes_f = repaired(n_f, [relabels[_jobs(c, e)[1]] for e in found], article=art)
             changed_s, changed_f = not same_entities(r_s, n_s), not same_entities(r_f, n_f)
             self.pending.repairs += changed_s + changed_f
             self.pending.entities_relabelled += sum(n["before"] != n["after"] for n in notes_s + notes_f)

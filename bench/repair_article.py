@@ -1,0 +1,114 @@
+"""The repair's rule on the article (``repair.article``, off by default): a relabel does not add a
+name whose span begins with "the" where the system predicted no entity of exactly that span.
+Measured against gold on finished runs: each run's violations repaired twice, with the rule
+(``article: false``, the default) and without it (``article: true``), as the engine repairs them
+(``bench/repair_eval.py``).
+
+Usage: python bench/repair_article.py [--save bench/results/repair_article.json]
+           ROLE:SUITE.yaml:RUN_DIR ...
+
+ROLE names how the set was used: ``chosen`` (the rule was read off its repairs) or ``measured``
+(built after the rule was chosen). Prints per set and pooled over each role: TT/TF/FT/FF,
+ErrorReduce and Cor2Err with the rule and without it, and how many relabels the rule held
+back. ``--save`` writes the record the documentation's ``repair-article`` block is made of.
+
+The rule was read off the default suite's repairs on ten gold sets (CrossNER music, AI, science,
+politics, literature; PUD measure; re3d; Wikigold b; EWT measure; Re-DocRED test sentences),
+then frozen; ``suites/data/redocred_ner_b.jsonl`` (Re-DocRED dev sentences,
+``bench/ner_spacy_redocred_b.yaml``) was built after, to measure it.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from repair_eval import replay  # noqa: E402
+from speed import commit, machine  # noqa: E402
+from runner.suite import load_suite  # noqa: E402
+from runner.tasks.ner.catalog import SUTS  # noqa: E402
+from runner.tasks.ner.repair.analyzer import ViolationAnalyzer  # noqa: E402
+
+KEYS = ("TT", "TF", "FT", "FF")
+
+
+def rates(t: dict) -> dict:
+    err, cor = t["FT"] + t["FF"], t["TT"] + t["TF"]
+    return {"ErrorReduce": (t["FT"] - t["TF"]) / err if err else None,
+            "Cor2Err": t["TF"] / cor if cor else None}
+
+
+def repair_twice(suite_path: str, run_dir: str) -> dict:
+    suite = load_suite(suite_path)
+    cfg = suite.config
+    cfg["repair"]["enabled"] = True
+    sut_cfg = dict(cfg["sut"])
+    sut = SUTS.get(sut_cfg.pop("type")).factory(**sut_cfg)
+    out = {}
+    for name, article in (("rule", False), ("without", True)):
+        cfg["repair"]["article"] = article
+        analyzer = ViolationAnalyzer.from_config(cfg, sut, lambda *_: None)
+        g = replay(suite, Path(run_dir), analyzer, sut)["gold"]
+        out[name] = {k: g[k] for k in KEYS}
+    return out
+
+
+def pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.1f} %"
+
+
+def line(name: str, role: str, r: dict) -> str:
+    a, b = r["rule"], r["without"]
+    ra, rb = rates(a), rates(b)
+    return (f"| {name} | {role} | {a['TT']} / {a['TF']} / {a['FT']} / {a['FF']} | "
+            f"{pct(rb['ErrorReduce'])} → {pct(ra['ErrorReduce'])} | "
+            f"{pct(rb['Cor2Err'])} → {pct(ra['Cor2Err'])} |")
+
+
+def table(record: dict) -> str:
+    rows = ["| set | role | TT / TF / FT / FF with the rule | ErrorReduce without → with | "
+            "Cor2Err without → with |", "|---|---|--:|--:|--:|"]
+    for s in record["sets"]:
+        rows.append(line(f"`{Path(s['run_suite']).stem}`", s["role"], s))
+    for role, pooled in record["pooled"].items():
+        rows.append(line(f"pooled, {role}", role, pooled))
+    return "\n".join(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("sets", nargs="+", metavar="ROLE:SUITE:RUN_DIR")
+    ap.add_argument("--save", default=None)
+    args = ap.parse_args(argv)
+    started = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": machine(),
+               "commit": commit()}
+    sets, pooled = [], {}
+    for item in args.sets:
+        role, suite_path, run_dir = item.split(":", 2)
+        if role not in ("chosen", "measured"):
+            ap.error(f"{item}: ROLE must be chosen or measured")
+        r = repair_twice(suite_path, run_dir)
+        sets.append({"role": role, "run_suite": suite_path, **r})
+        for name in ("rule", "without"):
+            pooled.setdefault(role, {"rule": Counter(), "without": Counter()})[name].update(r[name])
+        print(line(Path(suite_path).stem, role, r), flush=True)
+    words = (["--save", args.save] if args.save else []) + [
+        f"{s['role']}:{s['run_suite']}:RUN" for s in sets]
+    record = {"command": "python bench/repair_article.py " + " ".join(words),
+        **started, "sets": sets,
+        "pooled": {role: {k: dict(v) for k, v in p.items()} for role, p in pooled.items()}}
+    print(table(record))
+    if args.save:
+        Path(args.save).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
