@@ -489,6 +489,17 @@ def _repair_gold() -> str:
             f"Cor2Err ≤ {_pct(TIN_BAR[1], 0)}:\n\n" + "\n".join(rows) + "\n\n" + "\n".join(notes))
 
 
+@figures("repair-article")
+def _repair_article() -> str:
+    rec = _load("repair_article.json")
+    return ("The repair's rule on the article, with it (`article: false`, the default) and without "
+            "it, on the same violations of each run (TT / TF / FT / FF per suspicious entity "
+            "occurrence, as above; `chosen`: the rule was read off these repairs; `measured`: a "
+            "set built after it was frozen; each RUN is the folder of a run of the set's suite, "
+            "`python -m runner SUITE -o RUN`):\n\n" + _bench_module("repair_article").table(rec)
+            + f"\n\n{_measured(rec)}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--write", action="store_true", help="rewrite every block in the pages")
