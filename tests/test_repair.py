@@ -205,6 +205,22 @@ def test_a_range_conflict_of_one_type_keeps_the_span_the_system_drew_here():
     assert repaired((), [a, b])[0] == (Span(*part, "PERSON", "", 2.0),)
 
 
+def test_no_name_with_the_article_is_added_where_the_system_saw_none():
+    """A relabel does not add "the University of Toronto" where the system predicted no entity
+    of exactly that span (names leave the article out); it still relabels a span the system drew
+    there, and adds one without the article; ``article=True`` adds it as before."""
+    text = "She studied at the University of Toronto in 1990."
+    a = text.index("the University")
+    r = Relabel(Job(text, a, a + 25), "ORGANIZATION", 1.0, {"ORGANIZATION": 1.0})
+    new, notes = repaired((), [r])
+    assert new == () and notes[0]["after"] == "NULL" and "article" in notes[0]["not_added"]
+    assert repaired((), [r], article=True)[0] == (Span(a, a + 25, "ORGANIZATION", "", 1.0),)
+    new, notes = repaired((Span(a, a + 25, "LOCATION"),), [r])
+    assert new == (Span(a, a + 25, "ORGANIZATION", "", 1.0),) and "not_added" not in notes[0]
+    u = Relabel(Job(text, a + 4, a + 25), "ORGANIZATION", 1.0, {"ORGANIZATION": 1.0})
+    assert repaired((), [u])[0] == (Span(a + 4, a + 25, "ORGANIZATION", "", 1.0),)
+
+
 def test_fig6_through_location_and_relabeling():
     """The pair of Fig. 6 with a scripted system: s says "Cricket South Africa" ORG, s′ says
     "South Africa" LOC; both entities are suspicious; both sentences end with the ORG entity."""
@@ -799,7 +815,7 @@ def test_analyzer_with_referees_loads_no_model_and_repairs_both_sentences(panel,
     assert rep["candidates"]["candidates"] == "referees"
     assert [r["model"] for r in rep["candidates"]["referees"]] == list(panel)
     assert rep["params"] == {"candidates": "referees", "referees": list(panel),
-                             "gazetteer": False}
+                             "gazetteer": False, "article": False}
     assert rep["mutants_queried"] == 0 and rep["entities_relabelled"] == 1
 
 

@@ -105,7 +105,8 @@ class ViolationAnalyzer:
         if panel:
             return cls(Relabeler(None, None, sut, Params.from_config(rc)),
                        "referees:" + "+".join(rc["referees"]),
-                       {k: rc.get(k) for k in ("candidates", "referees", "gazetteer", "article")})
+                       {**{k: rc[k] for k in ("candidates", "referees", "gazetteer")},
+                        "article": bool(rc.get("article", False))})
         if rc["candidates"] == "corpus":
             source: Any = CorpusEntityCandidates(mlm, rc["top_k"], score=rc["corpus_score"],
                                                  encoder=encoder)
@@ -116,7 +117,8 @@ class ViolationAnalyzer:
         params = {k: rc[k] for k in ("candidates", "corpus_score", "masked_lm", "encoder",
                                      "top_k", "PThreshold", "SThreshold", "k", "alpha", "lambda",
                                      "min_votes", "min_share", "vote_labels", "gazetteer",
-                                     "referee", "article")}
+                                     "referee")}
+        params["article"] = bool(rc.get("article", False))
         return cls(Relabeler(source, encoder, sut, Params.from_config(rc)), backend, params)
 
     @classmethod
@@ -138,8 +140,9 @@ class ViolationAnalyzer:
             gazetteer.load()
         source = LMContextCandidates(lm, rc["top_k"], int(rc.get("context_words", 2)))
         keys = ("candidates", "lm", "context_words", "top_k", "PThreshold", "alpha", "min_votes",
-                "min_share", "vote_labels", "gazetteer", "lm_rule", "article")
+                "min_share", "vote_labels", "gazetteer", "lm_rule")
         out = {k: rc.get(k) for k in keys}
+        out["article"] = params.article
         if params.referees:
             out["referees"] = list(params.referees)
         return cls(Relabeler(source, None, sut, params),
