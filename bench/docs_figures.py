@@ -492,7 +492,7 @@ def _repair_gold() -> str:
 @figures("repair-article")
 def _repair_article() -> str:
     rec = _load("repair_article.json")
-    return ("The repair's rule on the article, with it (`article: false`, the default) and without "
+    return ("The repair's rule on the article, with it (`add_with_article: false`, the default) and without "
             "it, on the same violations of each run (TT / TF / FT / FF per suspicious entity "
             "occurrence, as above; `chosen`: the rule was read off these repairs; `measured`: a "
             "set built after it was frozen; each RUN is the folder of a run of the set's suite, "

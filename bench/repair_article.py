@@ -1,8 +1,8 @@
-"""The repair's rule on the article (``repair.article``, off by default): a relabel does not add a
-name whose span begins with "the" where the system predicted no entity of exactly that span.
-Measured against gold on finished runs: each run's violations repaired twice, with the rule
-(``article: false``, the default) and without it (``article: true``), as the engine repairs them
-(``bench/repair_eval.py``).
+"""The repair's rule on the article (``repair.add_with_article: false``, the default): a relabel
+does not add a name whose span begins with "the" where the system predicted no entity of exactly
+that span. Measured against gold on finished runs: each run's violations repaired twice, with the
+rule (``add_with_article: false``) and without it (``add_with_article: true``), as the engine
+repairs them (``bench/repair_eval.py``).
 
 Usage: python bench/repair_article.py [--save bench/results/repair_article.json]
            ROLE:SUITE.yaml:RUN_DIR ...
@@ -53,7 +53,7 @@ def repair_twice(suite_path: str, run_dir: str) -> dict:
     sut = SUTS.get(sut_cfg.pop("type")).factory(**sut_cfg)
     out = {}
     for name, article in (("rule", False), ("without", True)):
-        cfg["repair"]["article"] = article
+        cfg["repair"]["add_with_article"] = article
         analyzer = ViolationAnalyzer.from_config(cfg, sut, lambda *_: None)
         g = replay(suite, Path(run_dir), analyzer, sut)["gold"]
         out[name] = {k: g[k] for k in KEYS}

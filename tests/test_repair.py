@@ -208,13 +208,13 @@ def test_a_range_conflict_of_one_type_keeps_the_span_the_system_drew_here():
 def test_no_name_with_the_article_is_added_where_the_system_saw_none():
     """A relabel does not add "the University of Toronto" where the system predicted no entity
     of exactly that span (names leave the article out); it still relabels a span the system drew
-    there, and adds one without the article; ``article=True`` adds it as before."""
+    there, and adds one without the article; ``add_with_article=True`` adds it as before."""
     text = "She studied at the University of Toronto in 1990."
     a = text.index("the University")
     r = Relabel(Job(text, a, a + 25), "ORGANIZATION", 1.0, {"ORGANIZATION": 1.0})
     new, notes = repaired((), [r])
     assert new == () and notes[0]["after"] == "NULL" and "article" in notes[0]["not_added"]
-    assert repaired((), [r], article=True)[0] == (Span(a, a + 25, "ORGANIZATION", "", 1.0),)
+    assert repaired((), [r], add_with_article=True)[0] == (Span(a, a + 25, "ORGANIZATION", "", 1.0),)
     new, notes = repaired((Span(a, a + 25, "LOCATION"),), [r])
     assert new == (Span(a, a + 25, "ORGANIZATION", "", 1.0),) and "not_added" not in notes[0]
     u = Relabel(Job(text, a + 4, a + 25), "ORGANIZATION", 1.0, {"ORGANIZATION": 1.0})
@@ -815,7 +815,7 @@ def test_analyzer_with_referees_loads_no_model_and_repairs_both_sentences(panel,
     assert rep["candidates"]["candidates"] == "referees"
     assert [r["model"] for r in rep["candidates"]["referees"]] == list(panel)
     assert rep["params"] == {"candidates": "referees", "referees": list(panel),
-                             "gazetteer": False, "article": False}
+                             "gazetteer": False, "add_with_article": False}
     assert rep["mutants_queried"] == 0 and rep["entities_relabelled"] == 1
 
 

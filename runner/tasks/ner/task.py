@@ -111,7 +111,7 @@ _REPAIR_SECTION = {
                                      "continents and cities of 300,000 people or more "
                                      "(LOCATION); the shipped first names (PERSON); proper "
                                      "names of WordNet 3.0 (any of the three)."},
-        "article": {"type": "boolean", "default": False,
+        "add_with_article": {"type": "boolean", "default": False,
                     "description": "Whether a relabel may add a name whose span begins with the "
                                    "article 'the' in a sentence where the system predicted no "
                                    "entity of exactly that span (not in the paper; false: it "

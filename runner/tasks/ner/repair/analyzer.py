@@ -106,7 +106,7 @@ class ViolationAnalyzer:
             return cls(Relabeler(None, None, sut, Params.from_config(rc)),
                        "referees:" + "+".join(rc["referees"]),
                        {**{k: rc[k] for k in ("candidates", "referees", "gazetteer")},
-                        "article": bool(rc.get("article", False))})
+                        "add_with_article": bool(rc.get("add_with_article", False))})
         if rc["candidates"] == "corpus":
             source: Any = CorpusEntityCandidates(mlm, rc["top_k"], score=rc["corpus_score"],
                                                  encoder=encoder)
@@ -118,7 +118,7 @@ class ViolationAnalyzer:
                                      "top_k", "PThreshold", "SThreshold", "k", "alpha", "lambda",
                                      "min_votes", "min_share", "vote_labels", "gazetteer",
                                      "referee")}
-        params["article"] = bool(rc.get("article", False))
+        params["add_with_article"] = bool(rc.get("add_with_article", False))
         return cls(Relabeler(source, encoder, sut, Params.from_config(rc)), backend, params)
 
     @classmethod
@@ -142,7 +142,7 @@ class ViolationAnalyzer:
         keys = ("candidates", "lm", "context_words", "top_k", "PThreshold", "alpha", "min_votes",
                 "min_share", "vote_labels", "gazetteer", "lm_rule")
         out = {k: rc.get(k) for k in keys}
-        out["article"] = params.article
+        out["add_with_article"] = params.add_with_article
         if params.referees:
             out["referees"] = list(params.referees)
         return cls(Relabeler(source, None, sut, params),
@@ -209,9 +209,11 @@ class ViolationAnalyzer:
         repair = None
         r_s, r_f = n_s, n_f
         if self.relabeler is not None:
-            art = self.relabeler.params.article
-            r_s, notes_s = repaired(n_s, [relabels[_jobs(c, e)[0]] for e in found], article=art)
-            r_f, notes_f = repaired(n_f, [relabels[_jobs(c, e)[1]] for e in found], article=art)
+            art = self.relabeler.params.add_with_article
+            r_s, notes_s = repaired(n_s, [relabels[_jobs(c, e)[0]] for e in found],
+                                    add_with_article=art)
+            r_f, notes_f = repaired(n_f, [relabels[_jobs(c, e)[1]] for e in found],
+                                    add_with_article=art)
             changed_s, changed_f = not same_entities(r_s, n_s), not same_entities(r_f, n_f)
             self.pending.repairs += changed_s + changed_f
             self.pending.entities_relabelled += sum(n["before"] != n["after"] for n in notes_s + notes_f)

@@ -146,7 +146,7 @@ class Params:
     lm_rule: str = ""
     # Not in the paper: whether a relabel may add a name whose span begins with the article
     # "the" where the system predicted no entity of exactly that span (:func:`repaired`).
-    article: bool = False
+    add_with_article: bool = False
 
     @classmethod
     def from_config(cls, cfg: dict[str, Any]) -> "Params":
@@ -159,7 +159,7 @@ class Params:
                    str(cfg.get("vote_labels", "any")), bool(cfg.get("gazetteer", False)),
                    None if (panel or lm) else cfg.get("referee"),
                    tuple(cfg.get("referees") or ()) if uses_panel else (), rule,
-                   bool(cfg.get("article", False)))
+                   bool(cfg.get("add_with_article", False)))
 
 
 class Relabeler:
@@ -429,10 +429,10 @@ def referee_type(doc: Any, start: int, end: int) -> str | None:
 
 
 def repaired(prediction: Sequence[Span], relabels: Sequence[Relabel], *,
-             article: bool = False) -> tuple[tuple[Span, ...], list[dict[str, Any]]]:
+             add_with_article: bool = False) -> tuple[tuple[Span, ...], list[dict[str, Any]]]:
     """R(s): the prediction with each decided relabel applied, range conflicts resolved.
 
-    Not in the paper: unless ``article``, a relabel that would add a name whose span begins
+    Not in the paper: unless ``add_with_article``, a relabel that would add a name whose span begins
     with the article "the" ("the University of Toronto"), where the system predicted no entity
     of exactly that span in this sentence, is not applied. Such a span comes from the system's
     reading of the violation's other sentence, with the article the system put in; names leave
@@ -449,7 +449,7 @@ def repaired(prediction: Sequence[Span], relabels: Sequence[Relabel], *,
     a NULL relabel removes the span predicted exactly there. Returns R(s) and, per relabel, what
     happened to it."""
     whole = {(s.start, s.end) for s in prediction}
-    held = set() if article else {
+    held = set() if add_with_article else {
         id(r) for r in relabels if r.decided and r.label is not None
         and r.job.text.startswith("the ", r.job.start) and (r.job.start, r.job.end) not in whole}
     decided = [r for r in relabels if r.decided and id(r) not in held]
