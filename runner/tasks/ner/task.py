@@ -111,14 +111,14 @@ _REPAIR_SECTION = {
                                      "continents and cities of 300,000 people or more "
                                      "(LOCATION); the shipped first names (PERSON); proper "
                                      "names of WordNet 3.0 (any of the three)."},
-        "add_with_article": {"type": "boolean", "default": False,
-                    "description": "Whether a relabel may add a name whose span begins with the "
-                                   "article 'the' in a sentence where the system predicted no "
-                                   "entity of exactly that span (not in the paper; false: it "
-                                   "is not added, since names leave the article out in CoNLL "
-                                   "and OntoNotes and the span comes from the system's reading "
-                                   "of the other sentence). Measured on ten gold sets "
-                                   "(docs/pages/repair.md)."},
+        "add_with_article": {
+            "type": "boolean", "default": False,
+            "description": "Whether a relabel may add a name whose span begins with the article "
+                           "'the' in a sentence where the system predicted no entity of exactly "
+                           "that span (not in the paper; false: it is not added, since names "
+                           "leave the article out in CoNLL and OntoNotes and the span comes from "
+                           "the system's reading of the other sentence). Measured on gold sets "
+                           "(docs/pages/repair.md)."},
         "referee": {"type": ["string", "null"], "default": None,
                     "description": "A second spaCy pipeline (OntoNotes labels): a relabel the "
                                    "vote decided is applied only when its entity recogniser "

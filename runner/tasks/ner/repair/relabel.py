@@ -432,13 +432,13 @@ def repaired(prediction: Sequence[Span], relabels: Sequence[Relabel], *,
              add_with_article: bool = False) -> tuple[tuple[Span, ...], list[dict[str, Any]]]:
     """R(s): the prediction with each decided relabel applied, range conflicts resolved.
 
-    Not in the paper: unless ``add_with_article``, a relabel that would add a name whose span begins
-    with the article "the" ("the University of Toronto"), where the system predicted no entity
-    of exactly that span in this sentence, is not applied. Such a span comes from the system's
-    reading of the violation's other sentence, with the article the system put in; names leave
-    it out (CoNLL, OntoNotes), so adding it put a wrong range in place of a right "no entity
-    here". On ten gold sets this kept 19 correct occurrences of 981 from being broken and
-    changed no fix (bench/repair_article.py).
+    Not in the paper: unless ``add_with_article``, a relabel that would add a name whose span
+    begins with the article "the" ("the University of Toronto"), where the system predicted no
+    entity of exactly that span in this sentence, is not applied. Such a span comes from the
+    system's reading of the violation's other sentence, with the article the system put in;
+    names leave it out (CoNLL, OntoNotes), so adding it put a wrong range in place of a right
+    "no entity here". On the ten gold sets it was read off, it kept 19 correct occurrences of
+    981 from being broken and changed no fix (bench/repair_article.py).
 
     Relabelled entities (not NULL) whose spans overlap: the one with the lower p_score is
     deprecated (TIN Fig. 6), except that of two with the same type the one whose span the
