@@ -300,7 +300,8 @@ for _name, _module, *_args in (("re-r1-lm", "re_r1_lm"), ("re-named-again", "re_
                                ("coref-gap", "coref_gum_b_reads", "gap"),
                                ("coref-gap-b", "coref_gum_b_reads", "gap_b"),
                                ("ner-shuffle-subtypes", "ner_shuffle_subtypes"),
-                               ("ner-redocred", "ner_redocred_reads")):
+                               ("ner-redocred", "ner_redocred_reads"),
+                               ("ner-redocred-b", "ner_redocred_reads", "b")):
     BLOCKS[_name] = _reads_table(_module, *_args)
 
 

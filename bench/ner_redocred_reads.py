@@ -1,17 +1,19 @@
-"""The default NER suite and the suite before the language model on a gold set built after the
-NER checks were last changed (suites/data/redocred_ner.jsonl: 400 Wikipedia sentences of
-Re-DocRED's test documents), violations of either drawn at random and read by two readers, the second blind:
-validity and real violations per 100 sources side by side (a run's real violations per 100
-sources: its violations times the share real among those of its violations that were drawn).
+"""The default NER suite and the suite before the language model on gold sets built after the
+NER checks were last changed, violations of either drawn at random and read by two readers, the
+second blind: validity and real violations per 100 sources side by side (a run's real violations
+per 100 sources: its violations times the share real among those of its violations that were
+drawn). Part a: suites/data/redocred_ner.jsonl (400 Wikipedia sentences of Re-DocRED's test
+documents); part b: suites/data/redocred_ner_b.jsonl (499 of its dev documents, built later).
 
-    python bench/ner_redocred_reads.py draw BEFORE_RUN NOW_RUN [--n 150] [--seed 13]
-        runs of bench/ner_spacy_redocred.yaml (BEFORE: WordNet candidates, the tiny masked LM's
-        naturalness) and bench/ner_spacy_redocred_lm.yaml (NOW: the default suite as shipped);
-        N violations drawn at random from those of either run (one item for a source and
-        follow-up both runs have), into bench/reads/ner_redocred.blind.json (no run named) and
-        .key.json
-    python bench/ner_redocred_reads.py
-        the table, once bench/reads/ner_redocred.first.json and .second.json hold the two
+    python bench/ner_redocred_reads.py draw BEFORE_RUN NOW_RUN [--n 150] [--seed 13] [--part b]
+        runs of the suite before (part a: bench/ner_spacy_redocred.yaml, part b:
+        bench/ner_spacy_redocred_b_before.yaml; WordNet candidates, the tiny masked LM's
+        naturalness) and of the default suite as shipped (bench/ner_spacy_redocred_lm.yaml,
+        bench/ner_spacy_redocred_b.yaml); N violations drawn at random from those of either run
+        (one item for a source and follow-up both runs have), into
+        bench/reads/ner_redocred[_b].blind.json (no run named) and .key.json
+    python bench/ner_redocred_reads.py [--part b]
+        the table, once bench/reads/ner_redocred[_b].first.json and .second.json hold the two
         readers' marks ({"marks": [{"id", "real": true|false}]}); what the docs block prints
 
 Real = the system is wrong on the source, or on a fair, natural follow-up that keeps the
@@ -27,6 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 STEM = "ner_redocred"
+PARTS = ("a", "b")
 ORDER = ("token_mlm", "phrase_np", "structural_question", "entity_shuffle")
 NAMES = {"before": "before (WordNet, tiny masked LM)", "now": "now (SmolLM2, the default suite)"}
 sys.path.insert(0, str(ROOT / "bench"))
@@ -62,7 +65,11 @@ def _entities(text: str, spans: list[dict]) -> list[dict]:
     return [{"text": text[s["start"]:s["end"]], "label": s["label"]} for s in spans]
 
 
-def draw(before: Path, now: Path, n: int, seed: int) -> None:
+def _stem(part: str) -> str:
+    return STEM if part == "a" else f"{STEM}_{part}"
+
+
+def draw(before: Path, now: Path, n: int, seed: int, part: str = "a") -> None:
     runs = {"before": _run(before), "now": _run(now)}
     keys = list(dict.fromkeys([*runs["before"]["fails"], *runs["now"]["fails"]]))
     runs["before"]["union"] = len(keys)
@@ -80,11 +87,11 @@ def draw(before: Path, now: Path, n: int, seed: int) -> None:
                       "follow_up_entities": _entities(fu["text"], fu["entities"]),
                       "expected_follow_up_entities": _entities(fu["text"], fu["expected"]),
                       "relation": RELATION[c["relation"]]})
-    write_draw(STEM, RULE, blind, runs, key)
+    write_draw(_stem(part), RULE, blind, runs, key)
 
 
-def table() -> str:
-    key, marks = read_marks(STEM)
+def table(part: str = "a") -> str:
+    key, marks = read_marks(_stem(part))
     per100 = lambda n, s: f"{100 * n / s:.1f}"
     pct = lambda n, d: f"{100 * n / d:.0f} %" if d else "–"
     lines = ["| suite | transformation | violations | per 100 sources | read | real (first / "
@@ -162,7 +169,7 @@ def summary() -> str:
 def main() -> int:
     from two_runs import main as cli
 
-    return cli(__doc__, draw, table, runs=("before", "now"), n=150)
+    return cli(__doc__, draw, table, runs=("before", "now"), n=150, parts=PARTS)
 
 
 if __name__ == "__main__":

@@ -8,11 +8,10 @@ module on first use, so listing components or validating a suite loads no model 
 from __future__ import annotations
 
 from runner.filters.catalog import add_filters
-from runner.params import CONCURRENCY as _CONCURRENCY
+from runner.params import ARTICLE as _ARTICLE, CONCURRENCY as _CONCURRENCY
 from runner.params import FP16 as _FP16
 from runner.params import LM as _LM, LM_RESCORE as _LM_RESCORE, LM_WORDNET as _LM_WORDNET
-from runner.params import KEEP_UNMAPPED as _KEEP_UNMAPPED
-from runner.params import MODEL_BATCH as _MODEL_BATCH
+from runner.params import KEEP_UNMAPPED as _KEEP_UNMAPPED, MODEL_BATCH as _MODEL_BATCH
 from runner.params import RETRY as _RETRY
 from runner.params import batch as _batch
 from runner.params import label_map as _label_map
@@ -244,7 +243,7 @@ RELATIONS.add(
     title="Shared entities keep their type",
     violation="an entity present in both sentences got another type (or none) in one of them",
     description="Every entity string present in both sentences keeps its type (NULL if missing).",
-    params={},
+    params={"article": _ARTICLE},
 )
 _MR2_MODE = {"enum": ["find_all", "keep_type"]}
 RELATIONS.add(
@@ -264,6 +263,7 @@ RELATIONS.add(
                            "entity it still finds (and find nothing new). One mode, or one per "
                            "transformation name ('default' for the rest).",
         },
+        "article": _ARTICLE,
     },
 )
 
