@@ -94,3 +94,12 @@ def test_the_question_of_other_modals_is_made(parser):
         "Will Parma field a weakened side?"
     assert _question(parser, "The talks could resume next week.") == \
         "Could the talks resume next week?"
+
+
+@pytest.mark.slow
+def test_am_is_fronted_only_with_i(parser):
+    """A time the parser took for the verb ("from 7 am to 9 pm") makes no question; "am" with
+    "I" does."""
+    assert _question(parser, "CBBC broadcasts from 7   am to 9   pm on the digital CBBC "
+                             "Channel, available on most UK digital platforms.") is None
+    assert _question(parser, "I am a member of the SCBA Bar.") == "Am I a member of the SCBA Bar?"

@@ -264,6 +264,11 @@ def _question_edit(text: str, doc: Any, keep_case_at: frozenset[int] | set[int],
         # wishes; "must" fronted asks about a duty ("X must have known" ↛ "Must X have
         # known?"), "shall" offers: the question would not ask what the statement says
         return None
+    if (auxiliaries[0] if auxiliaries else root).lower_ == "am" and not any(
+            t.lower_ == "i" and t.dep_ in _SUBJECT_DEPS for t in doc):
+        # "am" goes with "I" alone: without it, the parser took a time ("from 7 am to 9 pm")
+        # for the verb, and the question would read "Am CBBC broadcasts from 7 to 9 pm …?"
+        return None
     if auxiliaries:                                   # (c) an auxiliary moves
         case, verb = "auxiliary moved", auxiliaries[0]
         moved = _take_out(doc, text, verb, reps)
