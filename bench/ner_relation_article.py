@@ -2,7 +2,7 @@
 paper's exact strings and the default), on finished runs: which violations ``ignore`` turns into
 passes, and what two readers say of them.
 
-    python bench/ner_relation_article.py drawn [--save FILE] PART:STEM:BEFORE_RUN:NOW_RUN ...
+    python bench/ner_relation_article.py drawn PART:STEM:BEFORE_RUN:NOW_RUN ...
         on draws already read (STEM in bench/reads: ``ner_redocred``, ``ner_redocred_b``; BEFORE
         and NOW the runs it was drawn from, ``bench/ner_redocred_reads.py``; PART: ``chosen``
         if the rule was read off it, else ``measured``): per run, violations under each setting
@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,7 +35,6 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from ner_redocred_reads import RELATION, RULE, _entities  # noqa: E402
-from speed import commit, machine  # noqa: E402
 from two_runs import READS, read_marks  # noqa: E402
 from runner.tasks.ner.relations import MR1SharedEntities, MR2SamePrediction  # noqa: E402
 from runner.tasks.ner.types import Prediction, spans_from_json  # noqa: E402
@@ -168,7 +166,6 @@ def main(argv: list[str] | None = None) -> int:
     sub = ap.add_subparsers(dest="cmd")
     d = sub.add_parser("drawn")
     d.add_argument("draws", nargs="+", metavar="PART:STEM:BEFORE_RUN:NOW_RUN")
-    d.add_argument("--save", default=None)
     r = sub.add_parser("draw")
     r.add_argument("runs", nargs="+", type=Path)
     args = ap.parse_args(argv)
@@ -178,19 +175,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd != "drawn":
         print(tally())
         return 0
-    started = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": machine(),
-               "commit": commit()}
     draws = []
     for item in args.draws:
         part, stem, before, now = item.split(":", 3)
         draws.append(measure(part, stem, {"before": Path(before), "now": Path(now)}))
-    words = (["--save", args.save] if args.save else []) + [
-        f"{d['part']}:{d['stem']}:BEFORE_RUN:NOW_RUN" for d in draws]
-    record = {"command": "python bench/ner_relation_article.py drawn " + " ".join(words),
-              **started, "draws": draws}
-    print(table(record))
-    if args.save:
-        Path(args.save).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    print(table({"draws": draws}))
     return 0
 
 
