@@ -129,3 +129,18 @@ def test_subtypes_leave_names_of_unknown_kind_and_ungendered_persons_free():
     pred = _spans(gendered, [("Alice Brown", "PERSON"), ("John Smith", "PERSON")])
     assert EntityShuffle(mode="pairs", subtypes=True).generate(
         Sentence("s", gendered), pred, random.Random(0)) == []
+
+
+def test_a_place_and_the_region_written_after_it_are_not_exchanged():
+    """'Radnor, Pennsylvania': the town and its state do not change places ('in Pennsylvania,
+    Radnor'); listed countries still do ('Gaul, Syria, Cilicia')."""
+    text = "She left a bequest to a home in Radnor, Pennsylvania, and a park was named for her."
+    pred = _spans(text, [("Radnor", "LOCATION"), ("Pennsylvania", "LOCATION")])
+    assert EntityShuffle(mode="pairs").generate(Sentence("s", text), pred, random.Random(0))
+    assert EntityShuffle(mode="pairs", subtypes=True).generate(
+        Sentence("s", text), pred, random.Random(0)) == []
+    listed = "The provinces included Gaul, Syria, Cilicia and Egypt."
+    pred = _spans(listed, [("Gaul", "LOCATION"), ("Syria", "LOCATION")])
+    assert [f.text for f in EntityShuffle(mode="pairs", subtypes=True).generate(
+        Sentence("s", listed), pred, random.Random(0))] == [
+        "The provinces included Syria, Gaul, Cilicia and Egypt."]

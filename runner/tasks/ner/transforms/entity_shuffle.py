@@ -6,12 +6,15 @@ With ``subtypes``, two names are exchanged only when the fine types of the entit
 gazetteer (``runner.tasks.ner.attacks.subtypes``, GeoNames, WordNet and clues) do not set them
 apart: a city is not put in a country's place ("Belgium faced Sochi at the Fisht Stadium in
 Panama"), a company not in a sports team's, a man's name not in a woman's where the sentence has
-a gendered word. Names whose sub-type nothing tells move as before."""
+a gendered word. Names whose sub-type nothing tells move as before. In mode ``pairs`` a place and
+the country or state written right after it as its region ("Radnor, Pennsylvania") are not
+exchanged either ("in Pennsylvania, Radnor")."""
 from __future__ import annotations
 
 import functools
 import itertools
 import random
+import re
 from collections import defaultdict
 from typing import Any, Sequence
 
@@ -22,6 +25,12 @@ from runner.tasks.ner.types import Prediction, Sentence, Span
 
 # Random permutations tried per wanted follow-up before giving up on finding a new one.
 _ATTEMPTS_PER_FOLLOW_UP = 20
+# The kinds of place that, written after another place and a comma, say where it lies
+_REGIONS = frozenset({"country", "state"})
+# what follows a region written after its place: a stop, a comma, a bracket or the end ...
+_AFTER_REGION = re.compile(r"\s*(?:[,.;:)]|$)")
+# ... unless it is the next item of a list: ", Cilicia", ", and Egypt"
+_LIST_GOES_ON = re.compile(r",\s+(?:and\s+|or\s+)?[A-Z]")
 
 
 class EntityShuffle(Transformation):
@@ -104,7 +113,8 @@ class EntityShuffle(Transformation):
                  for a, b in itertools.combinations(
                      list(dict.fromkeys(s.text_in(text) for s in groups[label])), 2)
                  if not (raw[a] and raw[b] and raw[a] != raw[b])
-                 and not (kinds.get(a) and kinds.get(b) and kinds[a] != kinds[b])]
+                 and not (kinds.get(a) and kinds.get(b) and kinds[a] != kinds[b])
+                 and not _qualifies(text, a, b, kinds) and not _qualifies(text, b, a, kinds)]
         out: list[FollowUp] = []
         for label, a, b in rng.sample(pairs, min(self.follow_ups, len(pairs))):
             spans = groups[label]
@@ -155,6 +165,18 @@ def _article_case(text: str, start: int, name: str, origin: int) -> str:
     if name[:4] == "The " and first(origin) and not first(start):
         return "the " + name[4:]
     return name
+
+
+def _qualifies(text: str, place: str, region: str, kinds: dict[str, str | None]) -> bool:
+    """Whether ``region`` (a country or a state to the gazetteer) is written right after
+    ``place`` as the region it lies in ("Radnor, Pennsylvania, and …", "Antakya, Turkey"), not
+    as the next item of a list ("Gaul, Syria, Cilicia", "Gaul, Syria and Egypt") or the start
+    of the next clause ("… and the Ottoman Empire, Britain declared …")."""
+    if (kinds.get(region) not in _REGIONS or kinds.get(place) == kinds.get(region)
+            or region[:4].lower() == "the "):
+        return False
+    return any(_AFTER_REGION.match(text, m.end()) and not _LIST_GOES_ON.match(text, m.end())
+               for m in re.finditer(re.escape(f"{place}, {region}"), text))
 
 
 def _non_overlapping(spans: Sequence[Span]) -> list[Span]:
