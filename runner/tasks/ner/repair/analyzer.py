@@ -88,6 +88,7 @@ class ViolationAnalyzer:
             return cls._lm_from_config(rc, device, sut, log)
         panel = rc["candidates"] == "referees"
         by_name = rc["candidates"] == "corpus" and rc["corpus_score"] in ("similarity", "contexts")
+        params = Params.from_config(rc)
         if panel:
             # No mutants, so no masked LM, no encoder and no system calls: the panel decides.
             log(f"loading repair referees: {', '.join(rc['referees'])}")
@@ -103,10 +104,10 @@ class ViolationAnalyzer:
             log("loading repair name lists: GeoNames, first names, WordNet 3.0")
             gazetteer.load()
         if panel:
-            return cls(Relabeler(None, None, sut, Params.from_config(rc)),
+            return cls(Relabeler(None, None, sut, params),
                        "referees:" + "+".join(rc["referees"]),
                        {**{k: rc[k] for k in ("candidates", "referees", "gazetteer")},
-                        "add_with_article": bool(rc.get("add_with_article", False))})
+                        "add_with_article": params.add_with_article})
         if rc["candidates"] == "corpus":
             source: Any = CorpusEntityCandidates(mlm, rc["top_k"], score=rc["corpus_score"],
                                                  encoder=encoder)
@@ -114,12 +115,12 @@ class ViolationAnalyzer:
             source = MaskedLMCandidates(mlm, rc["top_k"])
         backend = (f"corpus:{rc['corpus_score']}:{rc['encoder']}" if by_name
                    else f"{rc['candidates']}:{rc['masked_lm']}")
-        params = {k: rc[k] for k in ("candidates", "corpus_score", "masked_lm", "encoder",
-                                     "top_k", "PThreshold", "SThreshold", "k", "alpha", "lambda",
-                                     "min_votes", "min_share", "vote_labels", "gazetteer",
-                                     "referee")}
-        params["add_with_article"] = bool(rc.get("add_with_article", False))
-        return cls(Relabeler(source, encoder, sut, Params.from_config(rc)), backend, params)
+        recorded = {k: rc[k] for k in ("candidates", "corpus_score", "masked_lm", "encoder",
+                                       "top_k", "PThreshold", "SThreshold", "k", "alpha",
+                                       "lambda", "min_votes", "min_share", "vote_labels",
+                                       "gazetteer", "referee")}
+        recorded["add_with_article"] = params.add_with_article
+        return cls(Relabeler(source, encoder, sut, params), backend, recorded)
 
     @classmethod
     def _lm_from_config(cls, rc: dict[str, Any], device: str, sut: Any,
