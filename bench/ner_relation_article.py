@@ -48,10 +48,11 @@ def _relations(article: str) -> dict:
             "MR2": MR2SamePrediction(article=article)}
 
 
-def removed(run: Path) -> tuple[int, set[str]]:
-    """(violations under ``compare``, the ids of those that pass under ``ignore``)."""
+def removed(run: Path) -> tuple[int, dict[str, dict]]:
+    """(violations under ``compare``, those that pass under ``ignore``: id → case, in the run's
+    order)."""
     strict, lenient = _relations("compare"), _relations("ignore")
-    fails, gone = 0, set()
+    fails, gone = 0, {}
     for line in (run / "cases.jsonl").open(encoding="utf-8"):
         c = json.loads(line)
         if c["relation"] not in strict or c["verdict"]["outcome"] not in ("pass", "fail"):
@@ -70,7 +71,7 @@ def removed(run: Path) -> tuple[int, set[str]]:
         if was is Outcome.FAIL:
             fails += 1
             if lenient[c["relation"]].check(**args).outcome is not Outcome.FAIL:
-                gone.add(c["id"])
+                gone[c["id"]] = c
     return fails, gone
 
 
@@ -124,18 +125,15 @@ def draw(runs: list[Path], seed: int = 13) -> None:
 
     rows = []
     for run in runs:
-        _, gone = removed(run)
-        for line in (run / "cases.jsonl").open(encoding="utf-8"):
-            c = json.loads(line)
-            if c["id"] in gone:
-                src, fu = c["source"], c["follow_up"]
-                rows.append(({"transformation": c["transformation"], "source": src["text"],
-                              "follow_up": fu["text"],
-                              "source_entities": _entities(src["text"], src["entities"]),
-                              "follow_up_entities": _entities(fu["text"], fu["entities"]),
-                              "expected_follow_up_entities": _entities(fu["text"],
-                                                                       fu.get("expected", [])),
-                              "relation": RELATION[c["relation"]]}, (run.name, c["id"])))
+        for c in removed(run)[1].values():
+            src, fu = c["source"], c["follow_up"]
+            rows.append(({"transformation": c["transformation"], "source": src["text"],
+                          "follow_up": fu["text"],
+                          "source_entities": _entities(src["text"], src["entities"]),
+                          "follow_up_entities": _entities(fu["text"], fu["entities"]),
+                          "expected_follow_up_entities": _entities(fu["text"],
+                                                                   fu.get("expected", [])),
+                          "relation": RELATION[c["relation"]]}, (run.name, c["id"])))
     random.Random(seed).shuffle(rows)
     items, key = [], {}
     for k, (item, (run, case)) in enumerate(rows, 1):

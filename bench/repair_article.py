@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from repair_eval import replay  # noqa: E402
 from speed import commit, machine  # noqa: E402
 from runner.suite import load_suite  # noqa: E402
-from runner.tasks.ner.catalog import SUTS  # noqa: E402
+from runner.building import build_sut  # noqa: E402
 from runner.tasks.ner.repair.analyzer import ViolationAnalyzer  # noqa: E402
 
 KEYS = ("TT", "TF", "FT", "FF")
@@ -49,8 +49,7 @@ def repair_twice(suite_path: str, run_dir: str) -> dict:
     suite = load_suite(suite_path)
     cfg = suite.config
     cfg["repair"]["enabled"] = True
-    sut_cfg = dict(cfg["sut"])
-    sut = SUTS.get(sut_cfg.pop("type")).factory(**sut_cfg)
+    sut = build_sut(suite)
     out = {}
     for name, article in (("rule", False), ("without", True)):
         cfg["repair"]["add_with_article"] = article

@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from runner.tasks.ner.catalog import SUTS  # noqa: E402
+from runner.building import build_sut  # noqa: E402
 from runner.engine import Engine  # noqa: E402
 from runner.tasks.ner.repair.analyzer import ViolationAnalyzer  # noqa: E402
 from runner.suite import load_suite  # noqa: E402
@@ -45,8 +45,7 @@ def main(argv: list[str]) -> None:
         section, _, name = key.partition(".")
         cfg[section][name] = _value(value)
     cfg["repair"]["enabled"] = True
-    sut_cfg = dict(cfg["sut"])
-    sut = SUTS.get(sut_cfg.pop("type")).factory(**sut_cfg)
+    sut = build_sut(suite)
     analyzer = ViolationAnalyzer.from_config(cfg, sut, print)
     rep = replay(suite, run_dir, analyzer, sut, verbose)
     g = rep["gold"]

@@ -58,7 +58,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from repair_eval import _value, replay  # noqa: E402
 from runner.suite import load_suite  # noqa: E402
-from runner.tasks.ner.catalog import SUTS  # noqa: E402
+from runner.building import build_sut  # noqa: E402
 from runner.tasks.ner.repair.analyzer import ViolationAnalyzer  # noqa: E402
 from runner.tasks.ner.repair.relabel import Params  # noqa: E402
 
@@ -72,8 +72,7 @@ def main(argv: list[str]) -> None:
     run_dir = Path(argv[1])
     variants = argv[2:] or ["referees", "referees_then_vote"]
     cfg = suite.config
-    sut_cfg = dict(cfg["sut"])
-    sut = SUTS.get(sut_cfg.pop("type")).factory(**sut_cfg)
+    sut = build_sut(suite)
     base = dict(cfg["repair"], enabled=True)
     lm_an = None
     for variant in variants:
