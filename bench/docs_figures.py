@@ -490,6 +490,24 @@ def _repair_gold() -> str:
             f"Cor2Err ≤ {_pct(TIN_BAR[1], 0)}:\n\n" + "\n".join(rows) + "\n\n" + "\n".join(notes))
 
 
+@figures("ner-article-base-rate")
+def _ner_article_base_rate() -> str:
+    rec = _load("ner_article_base_rate.json")
+    return ("Per run of the default suite on a gold set (each RUN the folder of a run, `python -m "
+            "runner SUITE -o RUN`; `chosen`: the set the rule was read off), how often the system "
+            "is wrong by the gold — its names and types differ from the gold's, a leading "
+            "\"the\" left out of both — on a source drawn at random, on the source of a "
+            "violation, on the source of a violation that is only the article (those `article: "
+            "ignore` removes), and, for as many sources drawn at random from the same run, the "
+            "share expected wrong:\n\n"
+            + (m := _bench_module("ner_relation_article")).base_rate_table(rec)
+            + f"\n\nWritten by `{rec['command']}` at commit `{rec['commit']}`. "
+            f"The same removed violations read by two readers, the second blind (under the rule "
+            f"above, a violation is real when the source is wrong on any name; "
+            f"`bench/reads/ner_article_removed.*`, `python bench/ner_relation_article.py`): "
+            f"{m.tally()}.")
+
+
 @figures("repair-article")
 def _repair_article() -> str:
     rec = _load("repair_article.json")

@@ -3,12 +3,16 @@
 Yao et al. 2019, MIT; the text is Wikipedia's, CC BY-SA 3.0), built after the NER checks were
 last changed, to measure the default NER suite on text none of its rules was chosen on.
 
-Usage: python bench/make_redocred_ner.py RE_DOCRED_DATA_DIR [b]
+Usage: python bench/make_redocred_ner.py RE_DOCRED_DATA_DIR [b|c]
 
 Part b (``suites/data/redocred_ner_b.jsonl``, built after the repair's rule on the article was
 chosen, to measure it) draws in the same way from all 500 documents of ``dev_revised.json``
 (the relation classifier's held-out documents and the RE suites' corpora; no NER set of mtrun
 comes from them).
+
+Part c (``suites/data/redocred_ner_c.jsonl``, built after the relations' rule on the article
+was chosen, to measure the default suite as it then stood) draws one more sentence from each of
+all 500 documents of ``test_revised.json``, another than part a's (seed 14).
 
 From each of the first ``DOCUMENTS`` documents of ``test_revised.json`` (the text the relation
 classifier is trained on; no NER set of mtrun comes from it) one sentence is drawn at random
@@ -70,15 +74,23 @@ def main(src: str, part: str = "") -> None:
     docs = read_documents(str(Path(src) / f"{split}_revised.json"))
     docs = docs if part == "b" else docs[:DOCUMENTS]
     rng = random.Random(SEED)
-    rows = []
+    rows, taken = [], {}
     for k, doc in enumerate(docs):
         choices = sentence_rows(doc, k, split)
         if choices:
             rows.append(rng.choice(choices))
-    write_part(ROOT / "suites" / "data" / f"redocred_ner{'_b' if part else ''}.jsonl", rows)
+            taken[k] = rows[-1]["id"]
+    if part == "c":
+        # another sentence of each test document: not part a's (the same draw, above)
+        rng, rows = random.Random(SEED + 1), []
+        for k, doc in enumerate(read_documents(str(Path(src) / "test_revised.json"))):
+            choices = [r for r in sentence_rows(doc, k, split) if r["id"] != taken.get(k)]
+            if choices:
+                rows.append(rng.choice(choices))
+    write_part(ROOT / "suites" / "data" / f"redocred_ner{'_' + part if part else ''}.jsonl", rows)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) not in (2, 3) or sys.argv[2:] not in ([], ["b"]):
+    if len(sys.argv) not in (2, 3) or sys.argv[2:] not in ([], ["b"], ["c"]):
         sys.exit(__doc__)
     main(*sys.argv[1:])

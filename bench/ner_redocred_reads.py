@@ -3,16 +3,21 @@ NER checks were last changed, violations of either drawn at random and read by t
 second blind: validity and real violations per 100 sources side by side (a run's real violations
 per 100 sources: its violations times the share real among those of its violations that were
 drawn). Part a: suites/data/redocred_ner.jsonl (400 Wikipedia sentences of Re-DocRED's test
-documents); part b: suites/data/redocred_ner_b.jsonl (499 of its dev documents, built later).
+documents); part b: suites/data/redocred_ner_b.jsonl (499 of its dev documents, built later);
+part c: suites/data/redocred_ner_c.jsonl (498 more of its test documents, built later still).
 
-    python bench/ner_redocred_reads.py draw BEFORE_RUN NOW_RUN [--n 150] [--seed 13] [--part b]
+    python bench/ner_redocred_reads.py draw BEFORE_RUN NOW_RUN [--n 150] [--seed 13] [--part b|c]
         runs of the suite before (part a: bench/ner_spacy_redocred.yaml, part b:
-        bench/ner_spacy_redocred_b_before.yaml; WordNet candidates, the tiny masked LM's
-        naturalness) and of the default suite as shipped (bench/ner_spacy_redocred_lm.yaml,
-        bench/ner_spacy_redocred_b.yaml); N violations drawn at random from those of either run
-        (one item for a source and follow-up both runs have), into
-        bench/reads/ner_redocred[_b].blind.json (no run named) and .key.json
-    python bench/ner_redocred_reads.py [--part b]
+        bench/ner_spacy_redocred_b_before.yaml, part c: bench/ner_spacy_redocred_c_before.yaml;
+        WordNet candidates, the tiny masked LM's naturalness, names compared with their article)
+        and of the default suite as shipped (bench/ner_spacy_redocred_lm.yaml,
+        bench/ner_spacy_redocred_b.yaml, bench/ner_spacy_redocred_c.yaml); N violations drawn at
+        random from those of either run (one item for a source and follow-up both runs have),
+        into bench/reads/ner_redocred[_b|_c].blind.json (no run named) and .key.json
+    python bench/ner_redocred_reads.py rekey OLD_NOW_RUN NEW_NOW_RUN [--part b]
+        a new run of the default suite after a change that only removes violations takes the
+        drawn one's place (its counts; a drawn item stays while its violation does)
+    python bench/ner_redocred_reads.py [--part b|c]
         the table, once bench/reads/ner_redocred[_b].first.json and .second.json hold the two
         readers' marks ({"marks": [{"id", "real": true|false}]}); what the docs block prints
 
@@ -29,12 +34,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 STEM = "ner_redocred"
-PARTS = ("a", "b")
+PARTS = ("a", "b", "c")
 ORDER = ("token_mlm", "phrase_np", "structural_question", "entity_shuffle")
 NAMES = {"before": "before (WordNet, tiny masked LM)", "now": "now (SmolLM2, the default suite)"}
 sys.path.insert(0, str(ROOT / "bench"))
 
-from two_runs import read_marks, write_draw  # noqa: E402
+from two_runs import READS, read_marks, write_draw  # noqa: E402
 
 RULE = ("real = the system's answer is wrong on the source, or the follow-up is a fair, natural "
         "sentence (a word or phrase replaced by one that reads naturally in its place, a "
@@ -90,6 +95,41 @@ def draw(before: Path, now: Path, n: int, seed: int, part: str = "a") -> None:
     write_draw(_stem(part), RULE, blind, runs, key)
 
 
+def rekey(old: Path, now: Path, part: str = "a") -> None:
+    """After a change that only removes violations (e.g. the relations' ``article`` default), a
+    new run of the default suite (``now``) takes the place of the drawn one (``old``): its counts
+    replace the old ones, and a drawn item stays in it only while its violation does. The draw,
+    a uniform sample of the old runs' violations, is then one of the new run's too, and the
+    marks stand. A violation the old run did not have needs a new draw: the command stops and
+    lists them."""
+    path = READS / f"{_stem(part)}.key.json"
+    key = json.loads(path.read_text(encoding="utf-8"))
+    blind = {i["id"]: i for i in json.loads(
+        (READS / f"{_stem(part)}.blind.json").read_text(encoding="utf-8"))["items"]}
+    was, new = _run(old), _run(now)
+    if sum(was["violations"].values()) != sum(key["runs"]["now"]["violations"].values()):
+        raise SystemExit(f"{old} is not the run the draw was made from")
+    extra = sorted(set(new["fails"]) - set(was["fails"]))
+    if extra:
+        raise SystemExit("violations the drawn run did not have (draw again):\n"
+                         + "\n".join(extra[:20]))
+    gone = 0
+    for item, k in key["key"].items():
+        case_key = f"{k['case'].split('/')[0]} {blind[item]['follow_up']}"
+        if "now" in k["runs"] and case_key not in new["fails"]:
+            k["runs"].remove("now")
+            gone += 1
+    before = sum(key["runs"]["now"]["violations"].values())
+    key["runs"]["now"] = {k: v for k, v in new.items() if k != "fails"}
+    key.setdefault("rekeyed", []).append({
+        "command": f"python bench/ner_redocred_reads.py rekey {old} {now} --part {part}",
+        "violations_before": before, "violations_after": sum(new["violations"].values()),
+        "drawn_removed": gone})
+    path.write_text(json.dumps(key, indent=1) + "\n", encoding="utf-8")
+    print(f"now: {before} → {sum(new['violations'].values())} violations; drawn items no "
+          f"longer in it: {gone}")
+
+
 def table(part: str = "a") -> str:
     key, marks = read_marks(_stem(part))
     per100 = lambda n, s: f"{100 * n / s:.1f}"
@@ -121,7 +161,11 @@ def table(part: str = "a") -> str:
     return ("\n".join(lines) + f"\n\n{key['runs']['now']['sources']} sources; "
             f"{len(key['key'])} of the {key['runs']['before']['union']} violations of the two "
             f"runs drawn at random and read, {both} of them found by both suites (the same "
-            f"source and follow-up); `{key['command']}`.")
+            f"source and follow-up); `{key['command']}`." + "".join(
+                f" Then the default suite, changed in a way that only removes violations, ran "
+                f"again and took the drawn run's place: {r['violations_before']} → "
+                f"{r['violations_after']} violations, {r['drawn_removed']} of the drawn ones "
+                f"among those removed (`{r['command']}`)." for r in key.get("rekeyed", [])))
 
 
 def _bars(key: dict, marks: dict) -> str:
@@ -172,6 +216,16 @@ def summary() -> str:
 def main() -> int:
     from two_runs import main as cli
 
+    if sys.argv[1:2] == ["rekey"]:
+        import argparse
+
+        ap = argparse.ArgumentParser(description=rekey.__doc__.splitlines()[0])
+        ap.add_argument("old", type=Path)
+        ap.add_argument("now", type=Path)
+        ap.add_argument("--part", choices=PARTS, default=PARTS[0])
+        args = ap.parse_args(sys.argv[2:])
+        rekey(args.old, args.now, args.part)
+        return 0
     return cli(__doc__, draw, table, runs=("before", "now"), n=150, parts=PARTS)
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -148,6 +149,67 @@ def draw(runs: list[Path], seed: int = 13) -> None:
     print(f"drew {len(items)} violations into {stem}.blind.json")
 
 
+def _wrong_by_gold(src: dict) -> bool:
+    """The system's answer on a source differs from the gold's: the (name, type) sets differ,
+    names compared without a leading "the" (so the article alone never makes a source
+    wrong), types as the suite maps them."""
+    name = _relations("ignore")["MR1"].name_of
+    seen = lambda spans: {(name(src["text"][s["start"]:s["end"]]), s["label"])  # noqa: E731
+                          for s in spans}
+    return seen(src["entities"]) != seen(src["gold"])
+
+
+def base_rate(runs: list[Path], chosen: tuple[str, ...] = ()) -> dict:
+    """Per run of a gold set: how often the system is wrong (by the gold) on a random source,
+    on the source of a violation, and on the source of a violation ``ignore`` removes; and how
+    many of the removed ones a draw of as many random sources of that run would find wrong.
+    ``chosen``: the names of the runs the rule was read off (kept out of the second total)."""
+    rows = []
+    for run in runs:
+        wrong: dict[str, bool] = {}
+        fails: list[bool] = []
+        for line in (run / "cases.jsonl").open(encoding="utf-8"):
+            c = json.loads(line)
+            if "gold" not in c["source"]:
+                raise SystemExit(f"{run}: a source without gold labels ({c['id']})")
+            wrong[c["source_id"]] = _wrong_by_gold(c["source"])
+            if c["verdict"]["outcome"] == "fail":
+                fails.append(wrong[c["source_id"]])
+        gone = [wrong[c["source_id"]] for c in removed(run)[1].values()]
+        rate = sum(wrong.values()) / len(wrong)
+        rows.append({"run": run.name, "chosen": run.name in chosen,
+                     "sources": len(wrong), "sources_wrong": sum(wrong.values()),
+                     "violations": len(fails), "violations_wrong": sum(fails),
+                     "removed": len(gone), "removed_wrong": sum(gone),
+                     "removed_expected_wrong": round(rate * len(gone), 3)})
+    from speed import commit, machine
+
+    return {"command": "python bench/ner_relation_article.py base-rate " + " ".join(
+        str(r) for r in runs) + "".join(f" --chosen {c}" for c in chosen),
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": machine(),
+        "commit": commit(), "rows": rows}
+
+
+def base_rate_table(record: dict) -> str:
+    rows = ["| run | sources | wrong on a source | violations | wrong on a violation's source "
+            "| removed by `ignore` | wrong on a removed one's source | as many random sources |",
+            "|---|--:|--:|--:|--:|--:|--:|--:|"]
+    pct = lambda n, d: f"{100 * n / d:.0f} %" if d else "–"  # noqa: E731
+
+    def row(name: str, rs: list[dict]) -> str:
+        t = {k: sum(r[k] for r in rs) for k in rs[0] if k not in ("run", "chosen")}
+        return (f"| {name} | {t['sources']} | {pct(t['sources_wrong'], t['sources'])} "
+                f"| {t['violations']} | {pct(t['violations_wrong'], t['violations'])} "
+                f"| {t['removed']} | {pct(t['removed_wrong'], t['removed'])} "
+                f"| {pct(t['removed_expected_wrong'], t['removed'])} |")
+
+    rows += [row(r["run"] + (" (chosen)" if r["chosen"] else ""), [r]) for r in record["rows"]]
+    rows.append(row("**all**", record["rows"]))
+    if any(r["chosen"] for r in record["rows"]):
+        rows.append(row("**all but chosen**", [r for r in record["rows"] if not r["chosen"]]))
+    return "\n".join(rows)
+
+
 def tally() -> str:
     key, marks = read_marks("ner_article_removed")
     ids = list(key["key"])
@@ -166,9 +228,21 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("draws", nargs="+", metavar="PART:STEM:BEFORE_RUN:NOW_RUN")
     r = sub.add_parser("draw")
     r.add_argument("runs", nargs="+", type=Path)
+    b = sub.add_parser("base-rate")
+    b.add_argument("runs", nargs="+", type=Path)
+    b.add_argument("--chosen", action="append", default=[],
+                   help="the name of a run the rule was read off (repeat)")
+    b.add_argument("--save", type=Path)
     args = ap.parse_args(argv)
     if args.cmd == "draw":
         draw(args.runs)
+        return 0
+    if args.cmd == "base-rate":
+        record = base_rate(args.runs, tuple(args.chosen))
+        if args.save:
+            record["command"] += f" --save {args.save}"
+            args.save.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+        print(base_rate_table(record))
         return 0
     if args.cmd != "drawn":
         print(tally())
