@@ -7,6 +7,7 @@ from collections import OrderedDict
 from typing import Any, Iterator, Sequence
 
 from runner.errors import ModelNotAvailable
+from runner.text.articles import without_the
 
 
 #: what a caller that reads only a pipeline's entities leaves out (``exclude``): the components
@@ -111,8 +112,9 @@ def entity_readings(doc: Any) -> Iterator[tuple[int, int, str]]:
     without a leading "the" ("the BBC" is also read as "BBC")."""
     for ent in doc.ents:
         yield ent.start_char, ent.end_char, ent.label_
-        if doc.text[ent.start_char:ent.start_char + 4].lower() == "the ":
-            yield ent.start_char + 4, ent.end_char, ent.label_
+        bare = without_the(ent.text)
+        if bare != ent.text:
+            yield ent.end_char - len(bare), ent.end_char, ent.label_
 
 
 def pipeline_info(nlp: Any) -> dict[str, Any]:

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from runner.text.articles import agree_articles, article_for
+from runner.text.articles import agree_articles, article_for, without_the
 from runner.types import Edit, Replacement
 from runner.tasks.ner.transforms.entity_shuffle import EntityShuffle
 from runner.tasks.ner.types import Prediction, Sentence, Span
@@ -81,3 +81,12 @@ def test_token_mlm_fixes_the_article_and_keeps_the_tag_check():
     assert [f.text for f in out] == ["They put an enormous amount of effort into it."]
     assert [(r.start, r.end, r.new) for r in out[0].edit.replacements] == \
         [(9, 10, "an"), (11, 21, "enormous")]
+
+
+@pytest.mark.parametrize("name, bare", [
+    ("the United States", "United States"), ("The Hague", "Hague"), ("THE BBC", "BBC"),
+    ("the  Beatles", "Beatles"), ("Theodore Roosevelt", "Theodore Roosevelt"),
+    ("the", "the"), ("the ", "the "), ("Other", "Other"),
+])
+def test_a_name_without_its_definite_article(name: str, bare: str) -> None:
+    assert without_the(name) == bare

@@ -1,4 +1,5 @@
-"""The indefinite article agrees with the sound of the word after it, after any edit.
+"""Articles: the indefinite article agrees with the sound of the word after it, after any edit;
+a name is compared and looked up without its definite article (:func:`without_the`).
 
 An edit that replaces or moves words can leave "a"/"an" before a word of the other sound ("an
 Iraqi official" with "European Union" shuffled in → "an European Union official"; "an old man"
@@ -32,6 +33,15 @@ _VOWEL_LETTERS = frozenset("AEFHILMNORSX")
 _VOWELS = frozenset("AEIOU")
 _ARTICLE_BEFORE = re.compile(r"(?:^|(?<=[\s\"'“‘(\[]))(an?|An?|AN?)(\s+)$")
 _FIRST_WORD = re.compile(r"[\"'“‘(\[]*([\w][\w'’.-]*)")
+_THE = re.compile(r"the\s+(?=\S)", re.I)
+
+
+def without_the(name: str) -> str:
+    """The name without a leading definite article, in any case ("the United States", "The
+    Hague", "THE BBC" → "United States", "Hague", "BBC"); the one rule for every place a name is
+    compared or looked up without it. A name that is only "the" is kept."""
+    found = _THE.match(name)
+    return name[found.end():] if found else name
 
 
 def article_for(word: str) -> str:

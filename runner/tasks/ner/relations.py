@@ -5,6 +5,7 @@ import re
 from collections import Counter
 from typing import Any, ClassVar, Sequence
 
+from runner.text.articles import without_the
 from runner.types import FollowUp, Outcome, Verdict, by_transformation
 
 from runner.tasks.ner.types import Prediction, Span
@@ -24,9 +25,6 @@ class Relation:
         raise NotImplementedError
 
 
-_ARTICLE = re.compile(r"(?:the|The)\s+(?=\S)")
-
-
 def _namer(article: str) -> Any:
     """The entity's name as the relations compare it: with a leading article "the" left out
     (``article: ignore``, the default; not in the paper), so that "the United States" and
@@ -36,7 +34,7 @@ def _namer(article: str) -> Any:
     often (bench/ner_relation_article.py base-rate): it pointed at nothing."""
     if article == "compare":
         return lambda text: text
-    return lambda text: _ARTICLE.sub("", text, count=1) if _ARTICLE.match(text) else text
+    return without_the
 
 
 class MR2SamePrediction(Relation):

@@ -45,6 +45,7 @@ from typing import Sequence
 
 from runner.tasks.re.transforms import _inside_name, _word_occurrences
 from runner.tasks.re.types import Argument
+from runner.text.articles import without_the
 
 NAME_GENDERS = Path(__file__).resolve().parent / "data" / "name_genders.json"
 MALE_PRONOUNS = frozenset({"he", "him", "his", "himself"})
@@ -314,7 +315,7 @@ _ALIASES = {"US": "United States", "U.S.": "United States", "USA": "United State
 
 
 def _country(name: str) -> str:
-    name = name.removeprefix("the ").removeprefix("The ")
+    name = without_the(name)
     return _ALIASES.get(name, name)
 
 

@@ -33,6 +33,7 @@ from typing import Any, Iterable, Iterator
 
 from runner.tasks.re.tables import TACRED_INVERSE, TACRED_SYMMETRIC
 from runner.tasks.re.types import NO_RELATION
+from runner.text.articles import without_the
 
 HEAD_TYPES = ("PERSON", "ORGANIZATION")
 DOCRED_TYPES = {"PER": "PERSON", "ORG": "ORGANIZATION", "TIME": "DATE", "NUM": "NUMBER",
@@ -119,7 +120,7 @@ class PlaceTyper:
     @functools.lru_cache(maxsize=None)
     def type_of(self, mention: str) -> str:
         m = mention.strip()
-        bare = m.removeprefix("the ").removeprefix("The ")
+        bare = without_the(m)
         if m in self._countries or bare in self._countries:
             return "COUNTRY"
         if bare in self._states:

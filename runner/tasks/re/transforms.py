@@ -22,6 +22,7 @@ from typing import Any, ClassVar, Iterable, Sequence
 from runner.tasks.re.places import in_compound, qualified
 from runner.tasks.re.tables import RelationTables
 from runner.tasks.re.types import Argument, REInput, REPrediction, RESource, map_argument
+from runner.text.articles import without_the
 from runner.transforms.base import BatchItem, Transformation
 from runner.types import Edit, FollowUp, Replacement
 
@@ -251,9 +252,9 @@ class CoarserEntity(RETransformation):
                 places = [place] if place else []
             for place in places:
                 expected = levels.get(place.type)
-                if expected is None or place.name.lower().removeprefix("the ") == mention.lower():
+                if expected is None or without_the(place.name).lower() == mention.lower():
                     continue   # "New York" (city) → "New York" (state) changes nothing
-                if _word_occurrences(source.text, place.name.removeprefix("the ")):
+                if _word_occurrences(source.text, without_the(place.name)):
                     continue   # "Bergen, Norway" → "Norway, Norway": the place is named already
                 made = replace_argument(source, role, place.name, place.type)
                 if made:

@@ -30,6 +30,8 @@ import unicodedata
 from pathlib import Path
 from typing import Any, Iterable
 
+from runner.text.articles import without_the
+
 BUILTIN = Path(__file__).resolve().parent / "data" / "pools.tsv"
 ROLES = ("pool", "name", "first")
 PERSON_ANY = "person"
@@ -98,7 +100,7 @@ def norm(name: str) -> str:
     s = unicodedata.normalize("NFKD", name)
     s = "".join(ch for ch in s if not unicodedata.combining(ch)).casefold().replace("’", "'")
     s = " ".join(s.split())
-    return s[4:] if s.startswith("the ") else s
+    return without_the(s)
 
 
 def read_rows(path: Path) -> list[tuple[str, str, str]]:

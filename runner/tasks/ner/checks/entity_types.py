@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from runner.tasks.ner.checks.spans import LABEL_TYPES, moved_names, typed_names
+from runner.text.articles import without_the
 from runner.types import Edit, FollowUp
 
 # The WordNet lexicographer files a name of each type can belong to (entity_types): a person is
@@ -142,8 +143,7 @@ class EntityTypeChecks:
             kinds: dict[str, list[str]] = {}
             for name in dict.fromkeys(group):
                 if name in moved:
-                    kind = names.get(name, names.get(name[4:] if name[:4].lower() == "the "
-                                                     else "", "no name"))
+                    kind = names.get(name, names.get(without_the(name), "no name"))
                     kinds.setdefault(kind, []).append(name)
             if len(kinds) > 1:
                 read = "; ".join(f"{', '.join(repr(n) for n in ns)} as {k}"

@@ -24,6 +24,8 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 
+from runner.text.articles import without_the
+
 LOCATION = "LOCATION"
 PERSON = "PERSON"
 ORGANIZATION = "ORGANIZATION"
@@ -131,9 +133,7 @@ def load() -> None:
 def name_type(name: str, min_city_population: int = MIN_CITY_POPULATION,
               wordnet: bool = True) -> str | None:
     """LOCATION, PERSON, ORGANIZATION or None (in no list, or the lists disagree)."""
-    text = name.strip()
-    if text[:4].lower() == "the ":
-        text = text[4:].strip()
+    text = without_the(name.strip())
     if not text or not text[:1].isupper():
         return None
     found = set()
