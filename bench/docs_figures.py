@@ -301,7 +301,8 @@ for _name, _module, *_args in (("re-r1-lm", "re_r1_lm"), ("re-named-again", "re_
                                ("coref-gap-b", "coref_gum_b_reads", "gap_b"),
                                ("ner-shuffle-subtypes", "ner_shuffle_subtypes"),
                                ("ner-redocred", "ner_redocred_reads"),
-                               ("ner-redocred-b", "ner_redocred_reads", "b")):
+                               ("ner-redocred-b", "ner_redocred_reads", "b"),
+                               ("ner-redocred-c", "ner_redocred_reads", "c")):
     BLOCKS[_name] = _reads_table(_module, *_args)
 
 
