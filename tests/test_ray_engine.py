@@ -66,6 +66,9 @@ transformations:
   - type: structural_question
   - type: entity_shuffle
     follow_ups: 2
+# names compared with their article: among the violations this suite repairs are names written
+# with "the" in one sentence and without it in the other
+relations: [{type: MR2, article: compare}]
 repair:
   enabled: true
   candidates: corpus
