@@ -491,17 +491,19 @@ def _repair_gold() -> str:
             f"Cor2Err ≤ {_pct(TIN_BAR[1], 0)}:\n\n" + "\n".join(rows) + "\n\n" + "\n".join(notes))
 
 
+RUN_FOLDER = "each RUN is the folder of a run of the set's suite, `python -m runner SUITE -o RUN`"
+
+
 @figures("ner-article-base-rate")
 def _ner_article_base_rate() -> str:
     rec = _load("ner_article_base_rate.json")
-    return ("Per run of the default suite on a gold set (each RUN the folder of a run, `python -m "
-            "runner SUITE -o RUN`; `chosen`: the set the rule was read off), how often the system "
-            "is wrong by the gold — its names and types differ from the gold's, a leading "
-            "\"the\" left out of both — on a source drawn at random, on the source of a "
-            "violation, on the source of a violation that is only the article (those `article: "
-            "ignore` removes), and, for as many sources drawn at random from the same run, the "
-            "share expected wrong:\n\n"
-            + (m := _bench_module("ner_relation_article")).base_rate_table(rec)
+    table = (m := _bench_module("ner_relation_article")).base_rate_table(rec)
+    return (f"Per run of the default suite on a gold set ({RUN_FOLDER}; `chosen`: the set the "
+            f"rule was read off), how often the system is wrong by the gold — its names and types "
+            f"differ from the gold's, a leading \"the\" left out of both — on a source drawn at "
+            f"random, on the source of a violation, on the source of a violation that is only "
+            f"the article (those `article: ignore` removes), and, for as many sources drawn at "
+            f"random from the same run, the share expected wrong:\n\n{table}"
             + f"\n\nWritten by `{rec['command']}` at commit `{rec['commit']}`. "
             f"The same removed violations read by two readers, the second blind (under the rule "
             f"above, a violation is real when the source is wrong on any name; "
@@ -515,8 +517,8 @@ def _repair_article() -> str:
     return ("The repair's rule on the article, with it (`add_with_article: false`, the default) and without "
             "it, on the same violations of each run (TT / TF / FT / FF per suspicious entity "
             "occurrence, as above; `chosen`: the rule was read off these repairs; `measured`: a "
-            "set built after it was frozen; each RUN is the folder of a run of the set's suite, "
-            "`python -m runner SUITE -o RUN`):\n\n" + _bench_module("repair_article").table(rec)
+            f"set built after it was frozen; {RUN_FOLDER}):\n\n"
+            + _bench_module("repair_article").table(rec)
             + f"\n\n{_measured(rec)}")
 
 
