@@ -133,7 +133,7 @@ def rekey(old: Path, now: Path, part: str = "a") -> None:
 def table(part: str = "a") -> str:
     key, marks = read_marks(_stem(part))
     per100 = lambda n, s: f"{100 * n / s:.1f}"
-    pct = lambda n, d: f"{100 * n / d:.0f} %" if d else "–"
+    pct = lambda n, d: f"{100 * n / d:.1f} %" if d else "–"
     lines = ["| suite | transformation | violations | per 100 sources | read | real (first / "
              "second) | validity (first / second) | real per 100 sources (first / second) | "
              "agreement |", "|---|---|--:|--:|--:|--:|--:|--:|--:|"]
