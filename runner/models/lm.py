@@ -216,13 +216,11 @@ class CausalLM(LoadedModel):
 
     def _bucket(self, width: int) -> int | None:
         """The padded width of a batch: in bfloat16 a row's result depends on how far it is
-        padded (the attention's sums are rounded to bfloat16 at each layer; up to 0.02 nats per
-        token between batches), so rows are padded to the next multiple of 16 tokens and score
-        the same whatever they are batched with; float32 needs no bucket. Any multiple of 16
-        gives a row the same score as any other (650 sentences of news and Re-DocRED scored
-        padded to 16 and to 32: equal to the bit), a multiple of 8 does not (40 of 300 moved,
-        by up to 0.016 nats per token); on the default suite's short sentences 16 pads half as
-        much as 32 (``bench/speed.py``)."""
+        padded (the attention's sums are rounded to bfloat16 at each layer), so rows are padded
+        to the next multiple of 16 tokens and score the same whatever they are batched with;
+        float32 needs no bucket. Any multiple of 16 gives a row the same score, to the bit (650
+        news and Re-DocRED sentences padded to 16 and to 32); a multiple of 8 does not (up to
+        0.016 nats per token). On short sentences 16 pads half as much as 32."""
         if "bfloat16" not in str(self.dtype):
             return None
         return -(-width // 16) * 16
