@@ -44,6 +44,7 @@ from ner_redocred_reads import RELATION, RULE, _entities  # noqa: E402
 from two_runs import READS, read_marks  # noqa: E402
 from runner.tasks.ner.relations import MR1SharedEntities, MR2SamePrediction  # noqa: E402
 from runner.tasks.ner.types import Prediction, spans_from_json  # noqa: E402
+from runner.text.articles import without_the  # noqa: E402
 from runner.types import Edit, FollowUp, Outcome, Replacement  # noqa: E402
 
 RUNS = ("before", "now")
@@ -158,8 +159,7 @@ def _wrong_by_gold(src: dict) -> bool:
     """The system's answer on a source differs from the gold's: the (name, type) sets differ,
     names compared without a leading "the" (so the article alone never makes a source
     wrong), types as the suite maps them."""
-    name = _relations("ignore")["MR1"].name_of
-    seen = lambda spans: {(name(src["text"][s["start"]:s["end"]]), s["label"])  # noqa: E731
+    seen = lambda spans: {(without_the(src["text"][s["start"]:s["end"]]), s["label"])  # noqa: E731
                           for s in spans}
     return seen(src["entities"]) != seen(src["gold"])
 

@@ -18,7 +18,7 @@ import re
 from collections import defaultdict
 from typing import Any, Sequence
 
-from runner.text.articles import agree_articles
+from runner.text.articles import agree_articles, without_the
 from runner.transforms.base import Transformation
 from runner.types import FollowUp, Replacement
 from runner.tasks.ner.types import Prediction, Sentence, Span
@@ -173,7 +173,7 @@ def _qualifies(text: str, place: str, region: str, kinds: dict[str, str | None])
     as the next item of a list ("Gaul, Syria, Cilicia", "Gaul, Syria and Egypt") or the start
     of the next clause ("… and the Ottoman Empire, Britain declared …")."""
     if (kinds.get(region) not in _REGIONS or kinds.get(place) == kinds.get(region)
-            or region[:4].lower() == "the "):
+            or without_the(region) != region):
         return False
     return any(_AFTER_REGION.match(text, m.end()) and not _LIST_GOES_ON.match(text, m.end())
                for m in re.finditer(re.escape(f"{place}, {region}"), text))
