@@ -302,7 +302,8 @@ for _name, _module, *_args in (("re-r1-lm", "re_r1_lm"), ("re-named-again", "re_
                                ("ner-shuffle-subtypes", "ner_shuffle_subtypes"),
                                ("ner-redocred", "ner_redocred_reads"),
                                ("ner-redocred-b", "ner_redocred_reads", "b"),
-                               ("ner-redocred-c", "ner_redocred_reads", "c")):
+                               ("ner-redocred-c", "ner_redocred_reads", "c"),
+                               ("ner-redocred-d", "ner_redocred_reads", "d")):
     BLOCKS[_name] = _reads_table(_module, *_args)
 
 

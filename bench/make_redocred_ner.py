@@ -3,7 +3,7 @@
 Yao et al. 2019, MIT; the text is Wikipedia's, CC BY-SA 3.0), built after the NER checks were
 last changed, to measure the default NER suite on text none of its rules was chosen on.
 
-Usage: python bench/make_redocred_ner.py RE_DOCRED_DATA_DIR [b|c]
+Usage: python bench/make_redocred_ner.py RE_DOCRED_DATA_DIR [b|c|d]
 
 Part b (``suites/data/redocred_ner_b.jsonl``, built after the repair's rule on the article was
 chosen, to measure it) draws in the same way from all 500 documents of ``dev_revised.json``
@@ -13,6 +13,10 @@ comes from them).
 Part c (``suites/data/redocred_ner_c.jsonl``, built after the relations' rule on the article
 was chosen, to measure the default suite as it then stood) draws one more sentence from each of
 all 500 documents of ``test_revised.json``, another than part a's (seed 14).
+
+Part d (``suites/data/redocred_ner_d.jsonl``, built after the suite of part c was read, to
+measure the same suite again on sentences no one has read) draws one more sentence from each of
+the 500 test documents, neither part a's nor part c's (seed 15).
 
 From each of the first ``DOCUMENTS`` documents of ``test_revised.json`` (the text the relation
 classifier is trained on; no NER set of mtrun comes from it) one sentence is drawn at random
@@ -79,18 +83,24 @@ def main(src: str, part: str = "") -> None:
         choices = sentence_rows(doc, k, split)
         if choices:
             rows.append(rng.choice(choices))
-            taken[k] = rows[-1]["id"]
-    if part == "c":
-        # another sentence of each test document: not part a's (the same draw, above)
-        rng, rows = random.Random(SEED + 1), []
-        for k, doc in enumerate(read_documents(str(Path(src) / "test_revised.json"))):
-            choices = [r for r in sentence_rows(doc, k, split) if r["id"] != taken.get(k)]
-            if choices:
-                rows.append(rng.choice(choices))
+            taken[k] = {rows[-1]["id"]}
+    if part in ("c", "d"):
+        # another sentence of each test document: not part a's (the same draw, above), and for
+        # part d not part c's either (part c's draw made again)
+        every = read_documents(str(Path(src) / "test_revised.json"))
+        for extra in ("c", "d")[:("c", "d").index(part) + 1]:
+            rng, rows = random.Random(SEED + 1 + ("c", "d").index(extra)), []
+            for k, doc in enumerate(every):
+                choices = [r for r in sentence_rows(doc, k, split)
+                           if r["id"] not in taken.get(k, ())]
+                if choices:
+                    rows.append(rng.choice(choices))
+            for row in rows:
+                taken.setdefault(int(row["id"].split("-")[2]), set()).add(row["id"])
     write_part(ROOT / "suites" / "data" / f"redocred_ner{'_' + part if part else ''}.jsonl", rows)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) not in (2, 3) or sys.argv[2:] not in ([], ["b"], ["c"]):
+    if len(sys.argv) not in (2, 3) or sys.argv[2:] not in ([], ["b"], ["c"], ["d"]):
         sys.exit(__doc__)
     main(*sys.argv[1:])

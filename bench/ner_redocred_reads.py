@@ -4,20 +4,23 @@ second blind: validity and real violations per 100 sources side by side (a run's
 per 100 sources: its violations times the share real among those of its violations that were
 drawn). Part a: suites/data/redocred_ner.jsonl (400 Wikipedia sentences of Re-DocRED's test
 documents); part b: suites/data/redocred_ner_b.jsonl (499 of its dev documents, built later);
-part c: suites/data/redocred_ner_c.jsonl (498 more of its test documents, built later still).
+part c: suites/data/redocred_ner_c.jsonl (498 more of its test documents, built later still);
+part d: suites/data/redocred_ner_d.jsonl (490 more, a third sentence of each test document,
+built after part c was read).
 
-    python bench/ner_redocred_reads.py draw BEFORE_RUN NOW_RUN [--n 150] [--seed 13] [--part b|c]
+    python bench/ner_redocred_reads.py draw BEFORE_RUN NOW_RUN [--n 150] [--seed 13]
+            [--part b|c|d]
         runs of the suite before (part a: bench/ner_spacy_redocred.yaml, part b:
-        bench/ner_spacy_redocred_b_before.yaml, part c: bench/ner_spacy_redocred_c_before.yaml;
-        WordNet candidates, the tiny masked LM's naturalness, names compared with their article)
-        and of the default suite as shipped (bench/ner_spacy_redocred_lm.yaml,
-        bench/ner_spacy_redocred_b.yaml, bench/ner_spacy_redocred_c.yaml); N violations drawn at
-        random from those of either run (one item for a source and follow-up both runs have),
-        into bench/reads/ner_redocred[_b|_c].blind.json (no run named) and .key.json
+        bench/ner_spacy_redocred_b_before.yaml, part c or d: bench/ner_spacy_redocred_c_before.yaml
+        or _d_before.yaml; WordNet candidates, the tiny masked LM's naturalness, names compared
+        with their article) and of the default suite as shipped (bench/ner_spacy_redocred_lm.yaml,
+        bench/ner_spacy_redocred_b.yaml, _c.yaml, _d.yaml); N violations drawn at random from
+        those of either run (one item for a source and follow-up both runs have), into
+        bench/reads/ner_redocred[_b|_c|_d].blind.json (no run named) and .key.json
     python bench/ner_redocred_reads.py rekey OLD_NOW_RUN NEW_NOW_RUN [--part b]
         a new run of the default suite after a change that only removes violations takes the
         drawn one's place (its counts; a drawn item stays while its violation does)
-    python bench/ner_redocred_reads.py [--part b|c]
+    python bench/ner_redocred_reads.py [--part b|c|d]
         the table, once bench/reads/ner_redocred[_b].first.json and .second.json hold the two
         readers' marks ({"marks": [{"id", "real": true|false}]}); what the docs block prints
 
@@ -34,7 +37,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 STEM = "ner_redocred"
-PARTS = ("a", "b", "c")
+PARTS = ("a", "b", "c", "d")
 ORDER = ("token_mlm", "phrase_np", "structural_question", "entity_shuffle")
 NAMES = {"before": "before (WordNet, tiny masked LM)", "now": "now (SmolLM2, the default suite)"}
 sys.path.insert(0, str(ROOT / "bench"))
@@ -201,7 +204,9 @@ def summary() -> str:
     for part, where in (("a", "`suites/data/redocred_ner.jsonl`"),
                         ("b", "`suites/data/redocred_ner_b.jsonl`, built later; the suite was "
                               "then changed by what was read there, so this one is no measure"),
-                        ("c", "`suites/data/redocred_ner_c.jsonl`, built after those changes")):
+                        ("c", "`suites/data/redocred_ner_c.jsonl`, built after those changes"),
+                        ("d", "`suites/data/redocred_ner_d.jsonl`, built after set c was read; "
+                              "the suite was not changed since")):
         key, marks = read_marks(_stem(part))
         now = key["runs"]["now"]
         ids = [i for i, k in key["key"].items() if "now" in k["runs"]]
@@ -212,10 +217,10 @@ def summary() -> str:
         if part != "b":
             measured = [measured[0] + len(ids), measured[1] + r1, measured[2] + r2]
     n, r1, r2 = measured
-    rows.append(f"- the two sets no change was read off, together: {n} read, {r1} / {r2} real "
+    rows.append(f"- the three sets no change was read off, together: {n} read, {r1} / {r2} real "
                 f"({100 * r2 / n:.1f} % to the blind one).")
     return ("How far to trust a violation: `mtrun suites/ner_spacy.yaml`'s settings were run on "
-            "three sets of Wikipedia sentences with gold labels that none of its checks was "
+            "four sets of Wikipedia sentences with gold labels that none of its checks was "
             "chosen on when they were built, and violations drawn at random were read by two "
             "readers, the second blind ([validity](docs/pages/validity.md)):\n\n"
             + "\n".join(rows))
