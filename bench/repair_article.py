@@ -15,7 +15,8 @@ back. ``--save`` writes the record the documentation's ``repair-article`` block 
 The rule was read off the default suite's repairs on ten gold sets (CrossNER music, AI, science,
 politics, literature; PUD measure; re3d; Wikigold b; EWT measure; Re-DocRED test sentences),
 then frozen; ``suites/data/redocred_ner_b.jsonl`` (Re-DocRED dev sentences,
-``bench/ner_spacy_redocred_b.yaml``) was built after, to measure it.
+``bench/ner_spacy_redocred_b.yaml``) was built after, to measure it, and later still the
+Re-DocRED test sentences of parts c and d (``bench/ner_spacy_redocred_c.yaml``, ``_d.yaml``).
 """
 from __future__ import annotations
 
