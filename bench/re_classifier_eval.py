@@ -3,7 +3,7 @@ data: every sentence-level pair of Re-DocRED's dev documents 0–249
 (``bench/data/redocred_heldout.jsonl.gz``, made by ``bench/make_redocred_re.py``; the classifier
 is trained on the test documents). Run through the ``hf`` system under test, as a suite runs it.
 
-Usage: python bench/re_classifier_eval.py [--model FOLDER] [--json OUT]
+Usage: python bench/re_classifier_eval.py [--model FOLDER] [--json OUT] [--free-types]
 
 Printed: accuracy over all pairs, micro precision / recall / F1 over the relations (no_relation
 left out, as TACRED's scorer does), on the pairs of five relations (per:spouse, per:children,
@@ -67,11 +67,13 @@ def main() -> int:
     ap.add_argument("--model", default=NAME)
     ap.add_argument("--data", default=str(HELDOUT))
     ap.add_argument("--json", default=None)
+    ap.add_argument("--free-types", action="store_true",
+                    help="answer free of the model's argument types (argument_types: false)")
     args = ap.parse_args()
     from runner.tasks.re.sut.hf import HuggingFaceRE
 
     pairs = read_pairs(args.data)
-    sut = HuggingFaceRE(model=args.model, batch_size=64)
+    sut = HuggingFaceRE(model=args.model, batch_size=64, argument_types=not args.free_types)
     t0 = time.time()
     preds = sut.predict_outcomes([i for i, _ in pairs])
     secs = time.time() - t0

@@ -11,7 +11,8 @@ table, written from committed files.
 The blocks come from ``bench/re_minilm_run.json`` (the counts of ``suites/re_minilm.yaml``'s
 run and its violations' ids), ``bench/re_textacy_run.json`` (the same of
 ``suites/re_textacy.yaml``), ``bench/validity_re_minilm.triage.json`` (the violations read by
-hand) and ``bench/data/re_classifier_heldout.json`` (``bench/re_classifier_eval.py --json``);
+hand), ``bench/data/re_classifier_heldout.json`` (``bench/re_classifier_eval.py --json``) and
+``bench/data/re_classifier_heldout_free.json`` (the same with ``--free-types``);
 tests/test_docs.py checks that they are what this script writes. A triage mark is matched to a
 violation by its ``id``.
 """
@@ -30,6 +31,9 @@ TEXTACY_RUN = ROOT / "bench" / "re_textacy_run.json"
 TRIAGE = ROOT / "bench" / "validity_re_minilm.triage.json"
 READER2 = ROOT / "bench" / "validity_re_minilm.reader2.json"
 HELDOUT = ROOT / "bench" / "data" / "re_classifier_heldout.json"
+# the same measure with the classifier's answers free of its argument types
+# (bench/re_classifier_eval.py --free-types --json ...)
+HELDOUT_FREE = ROOT / "bench" / "data" / "re_classifier_heldout_free.json"
 README = ROOT / "README.md"
 PAGE = ROOT / "docs" / "pages" / "re.md"
 
@@ -177,6 +181,16 @@ def classifier_figures(res: dict) -> str:
             + (f"; never right (at least 5 pairs): {', '.join(never)}" if never else "") + ".")
 
 
+def free_types_figures(res: dict, free: dict) -> str:
+    """The held-out figures without the argument types, beside the default's."""
+    return (f"The same classifier answering free of its argument types (`argument_types: false`): "
+            f"accuracy {free['accuracy']:.1%} (with them {res['accuracy']:.1%}), relations' "
+            f"precision {free['precision']:.1%}, recall {free['recall']:.1%}, F1 "
+            f"{free['f1']:.1%} ({res['f1']:.1%}); on the five relations a relation found for "
+            f"{free['five']['found']:.1%} and the right one for {free['five']['right']:.1%} "
+            f"({res['five']['found']:.1%} and {res['five']['right']:.1%}).")
+
+
 def _per_100(run: dict) -> str:
     fails = sum(len(ids) for ids in run["violations"].values())
     return (f"{run['sources']:,} pairs (sources); {fails} violations, "
@@ -189,10 +203,12 @@ def bodies() -> dict[str, str]:
     run = json.loads(RUN.read_text(encoding="utf-8"))
     marks = json.loads(TRIAGE.read_text(encoding="utf-8"))["marks"]
     held = json.loads(HELDOUT.read_text(encoding="utf-8"))
+    free = json.loads(HELDOUT_FREE.read_text(encoding="utf-8"))
     textacy = json.loads(TEXTACY_RUN.read_text(encoding="utf-8"))
     return {"re-mr-table-readme": readme_table(run, marks),
             "re-mr-table": table(run, marks) + "\n\n" + _per_100(run),
-            "re-classifier": training_figures() + " " + classifier_figures(held),
+            "re-classifier": training_figures() + " " + classifier_figures(held) + "\n\n"
+                             + free_types_figures(held, free),
             "re-textacy-table": table(textacy, [], read_columns=False) + "\n\n" + _per_100(textacy)}
 
 

@@ -170,6 +170,35 @@ def test_tiny_training_saves_a_model_the_hf_system_runs(tiny_model):
     assert all(isinstance(p, REPrediction) and p.label in label_set(small) for p in preds)
 
 
+def test_the_hf_system_answers_a_label_the_argument_types_allow(tiny_model):
+    """The saved config lists each label's (head, tail) types from the training pairs; the hf
+    system then answers only a label whose types fit (no_relation always fits), unless
+    argument_types is off; a pair with a type the training never saw is left free."""
+    from dataclasses import replace
+
+    from runner.tasks.re.sut.hf import HuggingFaceRE
+    from runner.tasks.re.train import argument_types
+
+    out, small, _ = tiny_model
+    cfg = json.loads((out / "config.json").read_text())
+    assert cfg["relation_argument_types"] == argument_types(small)
+    types = {lab: {tuple(t) for t in ts} for lab, ts in argument_types(small).items()}
+    inputs = [i for i, _ in small]
+    # every label allowed only for PERSON-PERSON pairs: an ORGANIZATION-head pair gets none
+    person = {"no_relation": types["no_relation"],
+              **{lab: {("PERSON", "PERSON")} for lab in types if lab != "no_relation"}}
+    sut = HuggingFaceRE(model=str(out), batch_size=8)
+    sut.argument_types = person
+    orgs = [i for i in inputs if i.head.type == "ORGANIZATION"]
+    assert orgs and all(p.label == "no_relation" for p in sut.predict(orgs))
+    free = HuggingFaceRE(model=str(out), batch_size=8, argument_types=False)
+    assert free.argument_types is None and free.describe()["argument_types"] == "off"
+    assert "labels" in sut.describe()["argument_types"]
+    # a type the model never saw leaves the answer free: the same as without argument types
+    unseen = [replace(i, head=replace(i.head, type="SPACESHIP")) for i in orgs]
+    assert [p.label for p in sut.predict(unseen)] == [p.label for p in free.predict(unseen)]
+
+
 def test_training_is_deterministic(tiny_model, tmp_path):
     import torch
 

@@ -63,6 +63,11 @@ SUTS.add(
         "max_length": {"type": "integer", "minimum": 8, "default": 256,
                        "description": "Tokens per marked input; a longer one is an error "
                                       "case (truncating would cut a marker)."},
+        "argument_types": {"type": "boolean", "default": True,
+                           "description": "Where the model's config lists each relation's "
+                                          "head and tail types (relation_argument_types, as "
+                                          "the embedded classifier's does), answer the best "
+                                          "label those types allow."},
         "fp16": _FP16, "batch_size": _batch(16),
         "label_map": _LABEL_MAP, "keep_unmapped": _KEEP,
     },

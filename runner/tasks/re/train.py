@@ -45,6 +45,8 @@ from runner.errors import ModelNotAvailable
 from runner.tasks.re.types import NO_RELATION, Argument, InvalidPair, REInput, validate_pair
 
 NAME = "mtrun/re-minilm-redocred"
+# The built folder's layout: 2 adds the relations' argument types to its config.json.
+FOLDER_VERSION = 2
 DATA = Path(__file__).resolve().parent / "data" / "redocred_train.jsonl.gz"
 SHIPPED = Path(__file__).resolve().parent / "data" / "re_minilm_top.safetensors"
 MARKER_STYLE = "typed_markers_punct"
@@ -101,6 +103,16 @@ def read_pairs(path: str | Path) -> list[tuple[REInput, str]]:
     return out
 
 
+def argument_types(pairs: Iterable[tuple[REInput, str]]) -> dict[str, list[list[str]]]:
+    """Per label, the (head type, tail type) pairs its training examples have: kept in the
+    model's config (``relation_argument_types``), the ``hf`` system answers a pair of other types
+    with another label (``argument_types``). ``no_relation``'s are the types the model knows."""
+    seen: dict[str, set[tuple[str, str]]] = {}
+    for i, lab in pairs:
+        seen.setdefault(lab, set()).add((i.head.type, i.tail.type))
+    return {lab: [list(t) for t in sorted(seen[lab])] for lab in sorted(seen)}
+
+
 def label_set(pairs: Iterable[tuple[REInput, str]]) -> list[str]:
     """no_relation first, then the others sorted: the classifier's id2label."""
     labels = sorted({lab for _, lab in pairs} - {NO_RELATION})
@@ -142,6 +154,7 @@ def build_key(data: Path = DATA) -> str:
             h.update(f.name.encode())
             h.update(str(f.stat().st_size).encode())
     h.update(json.dumps(RECIPE, sort_keys=True).encode())
+    h.update(f"folder {FOLDER_VERSION}".encode())
     for dist in ("torch", "transformers"):
         try:
             h.update(metadata.version(dist).split("+")[0].encode())
@@ -322,6 +335,7 @@ def train(data: Path | str = DATA, out: Path | str | None = None, *, log: Any = 
     part = [tune[k] for k in keep] if tune is not None else []
     model, bias = train_states(labels, items, y, part, epochs or RECIPE["epochs"], t0, log)
     _check_equivalence(model, tok, [i for i, _ in (check or pairs[:16])])
+    model.config.relation_argument_types = argument_types(pairs)
     if out is not None:
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
@@ -493,6 +507,8 @@ def assemble(out: Path | str, shipped: Path | str = SHIPPED) -> Any:
     if unexpected:
         raise RuntimeError(f"{shipped}: unexpected parameters {unexpected[:3]}")
     model.eval()
+    if hashlib.sha256(DATA.read_bytes()).hexdigest() == meta["data_sha256"]:
+        model.config.relation_argument_types = argument_types(read_pairs(DATA))
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(str(out))

@@ -24,7 +24,14 @@ from typing import Any, Mapping, Sequence
 from runner.errors import ModelNotAvailable
 from runner.tasks.re.sut.base import RESystem
 from runner.tasks.re.sut.markers import mark, marker_templates
-from runner.tasks.re.types import REInput
+from runner.tasks.re.types import NO_RELATION, REInput
+
+
+def _fold(entity_type: str) -> str:
+    """A nationality is read as its country when argument types are compared: "US" and "UK" are
+    typed either way (MR-R3 changes one into the other), and the relations of one hold for the
+    other."""
+    return "COUNTRY" if entity_type == "NATIONALITY" else entity_type
 
 
 class _Classifier(RESystem):
@@ -44,7 +51,8 @@ class HuggingFaceRE(_Classifier):
     def __init__(self, *, model: str, marker_style: str = "typed_markers_punct",
                  markers: Mapping[str, str] | None = None, max_length: int = 256,
                  device: str = "cpu", fp16: bool = False, batch_size: int = 16,
-                 loaded: tuple[Any, Any] | None = None, **kw: Any) -> None:
+                 argument_types: bool = True, loaded: tuple[Any, Any] | None = None,
+                 **kw: Any) -> None:
         super().__init__(batch_size=batch_size, **kw)
         try:
             self.templates = marker_templates(marker_style, markers)
@@ -68,11 +76,35 @@ class HuggingFaceRE(_Classifier):
         self.tokenizer = tok
         self.model, self.device, self.dtype = place(mdl, device, fp16)
         self.id2label = self._labels(self.model)
+        known = getattr(self.model.config, "relation_argument_types", None) or {}
+        self.argument_types = ({lab: {(_fold(h), _fold(t)) for h, t in known[lab]}
+                                for lab in known} if argument_types and known else None)
 
     def describe(self) -> dict[str, Any]:
+        types = ("off" if self.argument_types is None else
+                 f"the model's (head and tail types of {len(self.argument_types)} labels)")
         return {"backend": "transformers:sequence-classification+entity-markers",
                 "marker_style": self.marker_style, "markers": self.templates,
-                **self._describe_model()}
+                "argument_types": types, **self._describe_model()}
+
+    def _allowed(self, inputs: Sequence[REInput], n_labels: int) -> Any:
+        """Per input, which labels its head and tail types allow (the relations whose training
+        examples had such arguments; ``no_relation`` always): a pair with a type the model's
+        training never saw is left free."""
+        import torch
+
+        allowed = torch.ones(len(inputs), n_labels, dtype=torch.bool)
+        seen = {t for pairs in self.argument_types.values() for pair in pairs for t in pair}
+        for n, i in enumerate(inputs):
+            types = (_fold(i.head.type), _fold(i.tail.type))
+            if not set(types) <= seen:
+                continue
+            for b in range(n_labels):
+                label = self.id2label.get(b, str(b))
+                pairs = self.argument_types.get(label)
+                if label != NO_RELATION and pairs is not None and types not in pairs:
+                    allowed[n, b] = False
+        return allowed
 
     def marked(self, inputs: Sequence[REInput]) -> list[str]:
         return [mark(i, self.templates)[0] for i in inputs]
@@ -94,6 +126,9 @@ class HuggingFaceRE(_Classifier):
                                  self.device)
             with torch.no_grad():
                 logits = self.model(input_ids=ids, attention_mask=att).logits.float()
+            if self.argument_types is not None:
+                allowed = self._allowed([inputs[n] for n in fits], logits.shape[-1])
+                logits = logits.masked_fill(~allowed.to(logits.device), float("-inf"))
             probs = logits.softmax(-1)
             for k, n in enumerate(fits):
                 b = int(probs[k].argmax())
