@@ -22,7 +22,9 @@ tokens (:func:`_cls_forward`), so that all of the layer is trained at the cost o
 first model trained without the tune part (the pairs of documents ``RECIPE["tune_documents"]``
 and up) chooses the bias of ``no_relation``'s logit on it (:func:`choose_bias`); the model
 trained on every pair gets that bias. The model computes the training pass's logits (checked
-before it is kept).
+before it is kept). The saved config also lists each label's (head type, tail type) pairs in the
+training data (``relation_argument_types``, :func:`argument_types`): the ``hf`` system answers
+the best label a pair's types allow.
 
 Training is seeded (``SEED``), single-process and deterministic on one machine; the training
 data is ``runner/tasks/re/data/redocred_train.jsonl.gz`` (made by
