@@ -88,15 +88,14 @@ def main(src: str, part: str = "") -> None:
         # another sentence of each test document: not part a's (the same draw, above), and for
         # part d not part c's either (part c's draw made again)
         every = read_documents(str(Path(src) / "test_revised.json"))
-        for extra in ("c", "d")[:("c", "d").index(part) + 1]:
-            rng, rows = random.Random(SEED + 1 + ("c", "d").index(extra)), []
+        for seed in range(SEED + 1, SEED + 1 + "cd".index(part) + 1):
+            rng, rows = random.Random(seed), []
             for k, doc in enumerate(every):
                 choices = [r for r in sentence_rows(doc, k, split)
                            if r["id"] not in taken.get(k, ())]
                 if choices:
                     rows.append(rng.choice(choices))
-            for row in rows:
-                taken.setdefault(int(row["id"].split("-")[2]), set()).add(row["id"])
+                    taken.setdefault(k, set()).add(rows[-1]["id"])
     write_part(ROOT / "suites" / "data" / f"redocred_ner{'_' + part if part else ''}.jsonl", rows)
 
 

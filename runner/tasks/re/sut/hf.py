@@ -79,6 +79,8 @@ class HuggingFaceRE(_Classifier):
         known = getattr(self.model.config, "relation_argument_types", None) or {}
         self.argument_types = ({lab: {(_fold(h), _fold(t)) for h, t in known[lab]}
                                 for lab in known} if argument_types and known else None)
+        self._types_seen = {t for pairs in (self.argument_types or {}).values()
+                            for pair in pairs for t in pair}
 
     def describe(self) -> dict[str, Any]:
         types = ("off" if self.argument_types is None else
@@ -94,10 +96,9 @@ class HuggingFaceRE(_Classifier):
         import torch
 
         allowed = torch.ones(len(inputs), n_labels, dtype=torch.bool)
-        seen = {t for pairs in self.argument_types.values() for pair in pairs for t in pair}
         for n, i in enumerate(inputs):
             types = (_fold(i.head.type), _fold(i.tail.type))
-            if not set(types) <= seen:
+            if not set(types) <= self._types_seen:
                 continue
             for b in range(n_labels):
                 label = self.id2label.get(b, str(b))
