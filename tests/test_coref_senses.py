@@ -187,3 +187,59 @@ def test_light_verbs_still_get_masked_lm_candidates(nlp):
     found = CandidateFinder(antonyms=False, light_verbs=True, masked_lm=StubMLM(),
                             masked_lm_name="stub").find(doc, [making])
     assert [(c.new, c.source) for c in found] == [("took", "masked_lm:stub")]
+
+
+class LeftContextLM:
+    """A causal LM's ``propose_left`` from a table (replaced word → its words, best first),
+    honouring ``keep`` and ``exclude`` as the real one does."""
+
+    kind, name = "causal", "stub"
+
+    def __init__(self, proposals):
+        self.proposals, self.asked = proposals, []
+
+    def describe(self):
+        return {"role": "lm", "name": self.name, "kind": self.kind}
+
+    def propose_left(self, slots, k, *, exclude=None, keep=None):
+        self.asked += [t[s:e] for t, s, e in slots]
+        out = []
+        for n, (t, s, e) in enumerate(slots):
+            words = [w for w in self.proposals.get(t[s:e], [])
+                     if not (exclude and exclude[n] and w.lower() in exclude[n])
+                     and (keep is None or keep(n, w))]
+            out.append([(w, 0.0) for w in words[:k]])
+        return out
+
+
+def test_lm_candidates_add_the_lms_own_words_of_the_part_of_speech(nlp):
+    """lm_candidates: the causal LM's one-token words for the place (CREST's third source),
+    beside WordNet's: lower case, known to WordNet in the word's part of speech, no stop word
+    for a content word, no light verb for a verb; one call for all the words."""
+    _wordnet_or_skip()
+    from runner.tasks.coref.crest import CandidateFinder
+    from runner.text.lm_candidates import LMCandidates
+
+    doc = nlp("The old man sold his car in the town.")
+    sold = next(t.i for t in doc if t.text == "sold")
+    town = next(t.i for t in doc if t.text == "town")
+    lm = LeftContextLM({"sold": ["the", "Bought", "got", "bought", "quickly", "gave", "lent"],
+                        "town": ["city", "ran", "village"]})
+    source = LMCandidates("stub", wordnet="pos", rescore=False, lm=lm)
+    finder = CandidateFinder(wordnet=False, antonyms=False, light_verbs=True, lm_source=source,
+                             lm_candidates=2)
+    found = finder.find(doc, [sold, town])
+    # "the": a stop word; "Bought": a capital; "got": a light verb; "quickly": no verb
+    assert [(doc[c.token].text, c.new) for c in found] == [("sold", "bought"),
+                                                           ("town", "city"), ("town", "village")]
+    assert {c.source for c in found} == {"lm:stub+wordnet_pos+left_context"}
+    assert lm.asked == ["sold", "town"]                                  # one call
+    assert finder.describe()[-1]["per_token"] == 2
+    assert CandidateFinder(wordnet=False, lm_source=source).find(doc, [sold]) == []   # 0: off
+
+
+def test_lm_candidates_need_the_ranking_lm():
+    from runner.tasks.coref.transform import CrestTransformation
+
+    with pytest.raises(ValueError, match="lm_candidates"):
+        CrestTransformation(lm_candidates=5, lm=None, context_similarity=None)

@@ -199,6 +199,13 @@ TRANSFORMATIONS.add(
                                        "another sense or register, 'then a minor' → 'kid', is "
                                        "not one the LM writes there); null: every candidate is "
                                        "ranked."},
+        "lm_candidates": {"type": "integer", "minimum": 0, "maximum": 200, "default": 0,
+                          "description": "With lm: the LM's own words as candidates too, this "
+                                         "many a word (one-token words after the left context, "
+                                         "lower case, of the word's part of speech in WordNet; "
+                                         "CREST's third source, the masked LM's fill-ins, made "
+                                         "by the causal LM), ranked in context with WordNet's; "
+                                         "0: none."},
         "lm_left_words": {"type": "integer", "minimum": 1, "maximum": 200, "default": 10,
                           "description": "Words of the sentence before the replaced word in "
                                          "the window scored."},

