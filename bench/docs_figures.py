@@ -299,6 +299,7 @@ for _name, _module, *_args in (("re-r1-lm", "re_r1_lm"), ("re-named-again", "re_
                                ("coref-gum-e", "coref_gum_b_reads", "e"),
                                ("coref-gap", "coref_gum_b_reads", "gap"),
                                ("coref-gap-b", "coref_gum_b_reads", "gap_b"),
+                               ("coref-gap-c", "coref_gum_b_reads", "gap_c"),
                                ("ner-shuffle-subtypes", "ner_shuffle_subtypes"),
                                ("ner-redocred", "ner_redocred_reads"),
                                ("ner-redocred-b", "ner_redocred_reads", "b"),

@@ -2,10 +2,12 @@
 (Webster et al. 2018, github.com/google-research-datasets/gap-coreference, commit 83135f2;
 Apache-2.0; the text is Wikipedia's, CC BY-SA 3.0), text none of CREST's checks was chosen on.
 
-Usage: python bench/make_coref_gap.py GAP_DIR [test|development]
+Usage: python bench/make_coref_gap.py GAP_DIR [test|development|validation]
     test (default): suites/data/coref_gap.jsonl, from gap-test.tsv
     development: suites/data/coref_gap_b.jsonl, from gap-development.tsv (built after
         coref_gap.jsonl was read, to measure ``lm_proposed``)
+    validation: suites/data/coref_gap_c.jsonl, from gap-validation.tsv, every passage kept
+        (built after coref_gap_b.jsonl was read, to measure ``lm_candidates``)
 
 GAP_DIR is a checkout of the repository or a git directory of it (``git show HEAD:…``). The
 passages are the ``Text`` column of ``gap-test.tsv`` in file order: each a few sentences of a
@@ -27,6 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PASSAGES = 250
 MAX_WORDS = 90
+PARTS = {"test": "coref_gap.jsonl", "development": "coref_gap_b.jsonl",
+         "validation": "coref_gap_c.jsonl"}
 
 
 def read_tsv(gap: Path, split: str) -> str:
@@ -38,8 +42,8 @@ def read_tsv(gap: Path, split: str) -> str:
 
 
 def main(gap: str, split: str = "test") -> None:
-    if split not in ("test", "development"):
-        sys.exit(f"the split must be test or development, not {split!r}")
+    if split not in PARTS:
+        sys.exit(f"the split must be one of {', '.join(PARTS)}, not {split!r}")
     rows, seen = [], set()
     for row in csv.DictReader(io.StringIO(read_tsv(Path(gap), split)), delimiter="\t"):
         text = " ".join(row["Text"].split())
@@ -47,9 +51,9 @@ def main(gap: str, split: str = "test") -> None:
             continue
         seen.add(text)
         rows.append({"id": f"gap-{row['ID']}", "text": text})
-        if len(rows) == PASSAGES:
+        if len(rows) == PASSAGES and split != "validation":
             break
-    out = ROOT / "suites" / "data" / ("coref_gap.jsonl" if split == "test" else "coref_gap_b.jsonl")
+    out = ROOT / "suites" / "data" / PARTS[split]
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
                    encoding="utf-8")
     print(f"wrote {len(rows)} passages to {out}")
