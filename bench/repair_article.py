@@ -4,19 +4,22 @@ that span. Measured against gold on finished runs: each run's violations repaire
 rule (``add_with_article: false``) and without it (``add_with_article: true``), as the engine
 repairs them (``bench/repair_eval.py``).
 
-Usage: python bench/repair_article.py [--save bench/results/repair_article.json]
+Usage: python bench/repair_article.py [--save bench/results/repair_article.json [--keep]]
            ROLE:SUITE.yaml:RUN_DIR ...
 
 ROLE names how the set was used: ``chosen`` (the rule was read off its repairs) or ``measured``
 (built after the rule was chosen). Prints per set and pooled over each role: TT/TF/FT/FF,
 ErrorReduce and Cor2Err with the rule and without it, and how many relabels the rule held
-back. ``--save`` writes the record the documentation's ``repair-article`` block is made of.
+back. ``--save`` writes the record the documentation's ``repair-article`` block is made of;
+with ``--keep`` the sets that record already holds stay as they were measured (their runs need
+not be at hand) and the sets named are added to them (a set measured again replaces its row).
 
 The rule was read off the default suite's repairs on ten gold sets (CrossNER music, AI, science,
 politics, literature; PUD measure; re3d; Wikigold b; EWT measure; Re-DocRED test sentences),
 then frozen; ``suites/data/redocred_ner_b.jsonl`` (Re-DocRED dev sentences,
 ``bench/ner_spacy_redocred_b.yaml``) was built after, to measure it, and later still the
-Re-DocRED test sentences of parts c and d (``bench/ner_spacy_redocred_c.yaml``, ``_d.yaml``).
+Re-DocRED test sentences of parts c, d and e (``bench/ner_spacy_redocred_c.yaml``, ``_d.yaml``,
+``_e.yaml``; part e added with ``--keep``).
 """
 from __future__ import annotations
 
@@ -86,10 +89,23 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("sets", nargs="+", metavar="ROLE:SUITE:RUN_DIR")
     ap.add_argument("--save", default=None)
+    ap.add_argument("--keep", action="store_true")
     args = ap.parse_args(argv)
+    if args.keep and not args.save:
+        ap.error("--keep adds to the record --save names")
     started = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": machine(),
                "commit": commit()}
-    sets, pooled = [], {}
+    sets, pooled, kept = [], {}, {}
+    if args.keep:
+        earlier = json.loads(Path(args.save).read_text(encoding="utf-8"))
+        named = {item.split(":", 2)[1] for item in args.sets}
+        sets = [s for s in earlier["sets"] if s["run_suite"] not in named]
+        kept = {"kept": {"sets": [s["run_suite"] for s in sets], "date": earlier["date"],
+                         "commit": earlier["commit"], "machine": earlier["machine"]}}
+        for s in sets:
+            for name in ("rule", "without"):
+                pooled.setdefault(s["role"], {"rule": Counter(), "without": Counter()})[
+                    name].update(s[name])
     for item in args.sets:
         role, suite_path, run_dir = item.split(":", 2)
         if role not in ("chosen", "measured"):
@@ -102,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     words = (["--save", args.save] if args.save else []) + [
         f"{s['role']}:{s['run_suite']}:RUN" for s in sets]
     record = {"command": "python bench/repair_article.py " + " ".join(words),
-        **started, "sets": sets,
+        **started, **kept, "sets": sets,
         "pooled": {role: {k: dict(v) for k, v in p.items()} for role, p in pooled.items()}}
     print(table(record))
     if args.save:
