@@ -29,8 +29,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PASSAGES = 250
 MAX_WORDS = 90
-PARTS = {"test": "coref_gap.jsonl", "development": "coref_gap_b.jsonl",
-         "validation": "coref_gap_c.jsonl"}
+# split → (file written, passages kept: the first PASSAGES, or every one)
+PARTS = {"test": ("coref_gap.jsonl", PASSAGES), "development": ("coref_gap_b.jsonl", PASSAGES),
+         "validation": ("coref_gap_c.jsonl", None)}
 
 
 def read_tsv(gap: Path, split: str) -> str:
@@ -44,6 +45,7 @@ def read_tsv(gap: Path, split: str) -> str:
 def main(gap: str, split: str = "test") -> None:
     if split not in PARTS:
         sys.exit(f"the split must be one of {', '.join(PARTS)}, not {split!r}")
+    name, limit = PARTS[split]
     rows, seen = [], set()
     for row in csv.DictReader(io.StringIO(read_tsv(Path(gap), split)), delimiter="\t"):
         text = " ".join(row["Text"].split())
@@ -51,9 +53,9 @@ def main(gap: str, split: str = "test") -> None:
             continue
         seen.add(text)
         rows.append({"id": f"gap-{row['ID']}", "text": text})
-        if len(rows) == PASSAGES and split != "validation":
+        if len(rows) == limit:
             break
-    out = ROOT / "suites" / "data" / PARTS[split]
+    out = ROOT / "suites" / "data" / name
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
                    encoding="utf-8")
     print(f"wrote {len(rows)} passages to {out}")

@@ -95,26 +95,25 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--keep adds to the record --save names")
     started = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": machine(),
                "commit": commit()}
-    sets, pooled, kept = [], {}, {}
+    sets, kept = [], {}
     if args.keep:
         earlier = json.loads(Path(args.save).read_text(encoding="utf-8"))
         named = {item.split(":", 2)[1] for item in args.sets}
         sets = [s for s in earlier["sets"] if s["run_suite"] not in named]
         kept = {"kept": {"sets": [s["run_suite"] for s in sets], "date": earlier["date"],
                          "commit": earlier["commit"], "machine": earlier["machine"]}}
-        for s in sets:
-            for name in ("rule", "without"):
-                pooled.setdefault(s["role"], {"rule": Counter(), "without": Counter()})[
-                    name].update(s[name])
     for item in args.sets:
         role, suite_path, run_dir = item.split(":", 2)
         if role not in ("chosen", "measured"):
             ap.error(f"{item}: ROLE must be chosen or measured")
         r = repair_twice(suite_path, run_dir)
         sets.append({"role": role, "run_suite": suite_path, **r})
-        for name in ("rule", "without"):
-            pooled.setdefault(role, {"rule": Counter(), "without": Counter()})[name].update(r[name])
         print(line(Path(suite_path).stem, role, r), flush=True)
+    pooled: dict[str, dict[str, Counter]] = {}
+    for s in sets:
+        for name in ("rule", "without"):
+            pooled.setdefault(s["role"], {"rule": Counter(), "without": Counter()})[
+                name].update(s[name])
     words = (["--save", args.save] if args.save else []) + [
         f"{s['role']}:{s['run_suite']}:RUN" for s in sets]
     record = {"command": "python bench/repair_article.py " + " ".join(words),

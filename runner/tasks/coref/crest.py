@@ -171,13 +171,16 @@ class CandidateFinder:
             seen.add((i, new))
             out.append(Candidate(i, tok.idx, tok.idx + len(tok.text), tok.text, new, source))
 
-        if self.wn_source is not None:
-            from runner.text.light_verbs import LIGHT_VERBS, light_verb_forms
+        light = frozenset()
+        if self.light_verbs:
+            from runner.text.light_verbs import light_verb_forms
 
-            light = frozenset()
+            light = light_verb_forms()
+        if self.wn_source is not None:
+            from runner.text.light_verbs import LIGHT_VERBS
+
             wn_tokens = list(tokens)      # the masked LM (below) still fills every token
             if self.light_verbs:
-                light = light_verb_forms()
                 wn_tokens = [i for i in wn_tokens if not (
                     doc[i].pos_ == "VERB" and doc[i].lemma_.lower() in LIGHT_VERBS)]
             looked = self.wn_source.looked_up(doc, wn_tokens)
@@ -198,11 +201,6 @@ class CandidateFinder:
                 for word, _ in cands:
                     add(i, word, f"masked_lm:{self.mlm_name}")
         if self.lm_source is not None and self.lm_candidates and tokens:
-            light = frozenset()
-            if self.light_verbs:
-                from runner.text.light_verbs import light_verb_forms
-
-                light = light_verb_forms()
             proposed = self.lm_source.candidates(doc, list(tokens), self.lm_candidates)
             for i, cands in zip(tokens, proposed):
                 for word, _ in cands:

@@ -86,13 +86,15 @@ class CrestTransformation(Transformation):
             encoder = get_encoder(sense_encoder, device=device, fp16=fp16, batch_size=batch_size)
         if lm_candidates and not lm:
             raise ValueError("lm_candidates asks the ranking LM for words: name it (lm: smollm2)")
-        lm_source = None
-        if lm_candidates:
+        causal = lm_source = None
+        if lm:
             from runner.models import get_lm
+
+            causal = get_lm(lm, kind="causal", device=device, fp16=fp16, batch_size=batch_size)
+        if lm_candidates:
             from runner.text.lm_candidates import LMCandidates
 
-            lm_source = LMCandidates(lm, wordnet="pos", rescore=False, lm=get_lm(
-                lm, kind="causal", device=device, fp16=fp16, batch_size=batch_size))
+            lm_source = LMCandidates(lm, wordnet="pos", rescore=False, lm=causal)
         finder = CandidateFinder(wordnet=wordnet, synonyms_per_token=synonyms_per_token,
                                  sense_encoder=encoder, own_sense=own_sense, antonyms=antonyms,
                                  light_verbs=light_verbs,
@@ -101,12 +103,9 @@ class CrestTransformation(Transformation):
                                  lm_source=lm_source, lm_candidates=lm_candidates)
         ranker = gender = None
         if lm:
-            from runner.models import get_lm
             from runner.tasks.coref.lm_rank import LMRanker
 
-            ranker = LMRanker(get_lm(lm, kind="causal", device=device, fp16=fp16,
-                                     batch_size=batch_size),
-                              name=lm, min_score=lm_min_score, per_token=lm_per_token,
+            ranker = LMRanker(causal, name=lm, min_score=lm_min_score, per_token=lm_per_token,
                               left_words=lm_left_words, right_words=lm_right_words,
                               proposed=lm_proposed)
         if gender_rule:
