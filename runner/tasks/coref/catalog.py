@@ -30,6 +30,11 @@ SUTS.add(
                   "description": "xrenner model (a folder under xrenner/models, e.g. eng)."},
         "parser": _PARSER,
         "batch_size": _batch(32),
+        "mends": {"type": "boolean", "default": True,
+                  "description": "Answer each document as if it were xrenner's first: its "
+                                 "lexicon's per-document writes undone, a chain it spliced empty "
+                                 "no crash, ties not broken by memory address (see the "
+                                 "coreference page); false runs xrenner exactly as shipped."},
     },
 )
 SUTS.add(

