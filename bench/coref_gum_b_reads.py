@@ -119,17 +119,23 @@ def draw(now: Path, before: Path, seed: int, part: str = "b") -> None:
     random.Random(seed).shuffle(order)
     blind, key = [], {}
     for n, k in enumerate(order, 1):
-        item_id = f"c-{n:02d}"
-        c, fu = items[k]["case"], items[k]["case"]["follow_up"]
-        meta = fu["meta"]
-        key[item_id] = {"runs": items[k]["runs"], "case": c["id"],
-                        "candidate_source": meta.get("source"), "lm_score": meta.get("lm_score")}
-        blind.append({"id": item_id, "source": c["source"]["text"], "follow_up": fu["text"],
-                      "changed": f"{meta['token']} -> {meta['replacement']}",
-                      "source_clusters": _clusters(c["source"]["text"], c["source"]["clusters"]),
-                      "follow_up_clusters": _clusters(fu["text"], fu["clusters"]),
-                      "expectation": EXPECTATION})
+        item, key[f"c-{n:02d}"] = blind_item(items[k]["case"], f"c-{n:02d}")
+        key[item["id"]]["runs"] = items[k]["runs"]
+        blind.append(item)
     write_draw(stem, RULE, blind, runs, key)
+
+
+def blind_item(c: dict, item_id: str) -> tuple[dict, dict]:
+    """A violation as the readers see it, and its key entry (case, candidate source, score)."""
+    fu = c["follow_up"]
+    meta = fu["meta"]
+    return ({"id": item_id, "source": c["source"]["text"], "follow_up": fu["text"],
+             "changed": f"{meta['token']} -> {meta['replacement']}",
+             "source_clusters": _clusters(c["source"]["text"], c["source"]["clusters"]),
+             "follow_up_clusters": _clusters(fu["text"], fu["clusters"]),
+             "expectation": EXPECTATION},
+            {"case": c["id"], "candidate_source": meta.get("source"),
+             "lm_score": meta.get("lm_score")})
 
 
 def _now_reads(part: str) -> tuple[int, int, int, int]:

@@ -308,6 +308,16 @@ for _name, _module, *_args in (("re-r1-lm", "re_r1_lm"), ("re-named-again", "re_
     BLOCKS[_name] = _reads_table(_module, *_args)
 
 
+@figures("xrenner-mends")
+def _xrenner_mends() -> str:
+    return _bench_module("xrenner_mends").table()
+
+
+@figures("coref-mended")
+def _coref_mended() -> str:
+    return _bench_module("coref_mended_reads").table()
+
+
 @figures("ner-validity-readme")
 def _ner_validity_readme() -> str:
     return _bench_module("ner_redocred_reads").summary()

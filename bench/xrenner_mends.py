@@ -20,6 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 RECORD = ROOT / "bench" / "results" / "xrenner_mends.json"
 CORPORA = ("coref_news", "coref_gum", "coref_gum_b", "coref_gum_c", "coref_gum_d", "coref_gum_e",
            "coref_gap", "coref_gap_b", "coref_gap_c")
@@ -57,6 +58,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--save", type=Path)
     args = ap.parse_args(argv)
+    from speed import commit, machine
+
+    host = machine()                       # the load average before the run
     started = time.time()
     # the mends are process-wide: each reading in a process of its own
     runs = {}
@@ -81,11 +85,10 @@ def main(argv: list[str] | None = None) -> int:
             "answered_by_shipped": crashed.count(False)})
         print(" ".join(f"{k}={v}" for k, v in rows[-1].items()))
     if args.save:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                                capture_output=True, text=True).stdout.strip()
         record = {"command": "python bench/xrenner_mends.py --save " + str(args.save),
                   "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-                  "commit": commit, "seconds": round(time.time() - started), "rows": rows}
+                  "machine": host, "commit": commit(), "seconds": round(time.time() - started),
+                  "rows": rows}
         args.save.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     return 0
 
@@ -93,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
 def table() -> str:
     """The docs block: the record as a table."""
     rec = json.loads(RECORD.read_text(encoding="utf-8"))
+    from docs_figures import _measured
+
     lines = ["| corpus | passages | xrenner crashed: shipped → mended | answer changed with the "
              "order of reading: shipped → mended | same answer where the shipped one answered |",
              "|---|--:|--:|--:|--:|"]
@@ -108,8 +113,7 @@ def table() -> str:
                  f"{total['answered_by_shipped']} |")
     return ("\n".join(lines) + f"\n\nEach passage read twice in one process, in file order and "
             f"shuffled; a crash that is not xrenner's `max()` (a `ZeroDivisionError` in its "
-            f"cardinality rules) stays. Written by `{rec['command']}` ({rec['date']}, commit "
-            f"`{rec['commit']}`, {rec['seconds']} s).")
+            f"cardinality rules) stays. {rec['seconds']} s in all. " + _measured(rec))
 
 
 if __name__ == "__main__":
