@@ -14,7 +14,6 @@ is now (``pass``: the same follow-up, now given the source's clusters).
 """
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import sys
@@ -135,19 +134,11 @@ def table() -> str:
             f"{sum(_recorded(p)[0]['runs'][PARTS[p][1]]['errors'] for p in PARTS)}).")
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    sub = ap.add_subparsers(dest="cmd")
-    d = sub.add_parser("draw")
-    for part in PARTS:
-        d.add_argument(part, type=Path)
-    d.add_argument("--seed", type=int, default=13)
-    args = ap.parse_args(argv)
-    if args.cmd == "draw":
-        draw({part: getattr(args, part) for part in PARTS}, args.seed)
-    else:
-        print(table())
-    return 0
+def main() -> int:
+    from two_runs import main as cli
+
+    return cli(__doc__, lambda *runs, seed: draw(dict(zip(PARTS, runs)), seed), table,
+               runs=tuple(PARTS))
 
 
 if __name__ == "__main__":
