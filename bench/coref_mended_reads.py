@@ -24,6 +24,7 @@ READS = ROOT / "bench" / "reads"
 sys.path.insert(0, str(ROOT / "bench"))
 
 from coref_gum_b_reads import RULE, _run, blind_item  # noqa: E402
+from two_runs import read_marks  # noqa: E402
 
 STEM = "coref_mended"
 # part: (the recorded reads' stem, the tag of the defaults' run there, the suite)
@@ -33,19 +34,12 @@ PARTS = {"gap": ("coref_gap", "now", "bench/coref_xrenner_gap.yaml"),
          "gum_e": ("coref_gum_e", "now", "bench/coref_xrenner_gum_e.yaml")}
 
 
-def _json(path: Path):
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
 def _recorded(part: str) -> tuple[dict, dict[tuple[str, str], str], dict[str, dict[str, bool]]]:
     """A part's recorded reads: its key, its items by (source, follow-up), both readers' marks."""
     stem = PARTS[part][0]
-    key = _json(READS / f"{stem}.key.json")
-    items = {(it["source"], it["follow_up"]): it["id"]
-             for it in _json(READS / f"{stem}.blind.json")["items"]}
-    marks = {rd: {m["id"]: bool(m["real"]) for m in _json(READS / f"{stem}.{rd}.json")["marks"]}
-             for rd in ("first", "second")}
-    return key, items, marks
+    key, marks = read_marks(stem)
+    blind = json.loads((READS / f"{stem}.blind.json").read_text(encoding="utf-8"))
+    return key, {(it["source"], it["follow_up"]): it["id"] for it in blind["items"]}, marks
 
 
 def draw(runs: dict[str, Path], seed: int) -> None:
@@ -86,19 +80,18 @@ def _row(what: str, follow_ups: int, n: int, r1: int, r2: int, n_src: int) -> st
 
 
 def table() -> str:
-    mk = _json(READS / f"{STEM}.key.json")
-    new = {rd: {m["id"]: bool(m["real"]) for m in _json(READS / f"{STEM}.{rd}.json")["marks"]}
-           for rd in ("first", "second")}
+    mk, new = read_marks(STEM)
     rows = ["| part, xrenner | follow-ups | violations | per 100 passages | real (first / "
             "second) | validity (first / second) | real per 100 passages (first / second) |",
             "|---|--:|--:|--:|--:|--:|--:|"]
     totals = {"shipped": [0] * 5, "mended": [0] * 5}
-    gone_all, gone_real = [], [0, 0]
+    gone_all, gone_real, errors_recorded = [], [0, 0], 0
     for part in PARTS:
         key, _, marks = _recorded(part)
         tag = PARTS[part][1]
         old = [i for i, k in key["key"].items() if tag in k["runs"]]
         r_old = key["runs"][tag]
+        errors_recorded += r_old["errors"]
         shipped = (r_old["follow_ups"], len(old), sum(marks["first"][i] for i in old),
                    sum(marks["second"][i] for i in old), r_old["sources"])
         ids = [i for i, k in mk["key"].items() if k["part"] == part]
@@ -131,7 +124,7 @@ def table() -> str:
             f"clusters, {len(gone_all) - gone_all.count('pass')} not made or not judged; the "
             f"readers had marked {gone_real[0]} / {gone_real[1]} of them real. The mended system "
             f"could not answer {sum(r['errors'] for r in mk['runs'].values())} cases (recorded: "
-            f"{sum(_recorded(p)[0]['runs'][PARTS[p][1]]['errors'] for p in PARTS)}).")
+            f"{errors_recorded}).")
 
 
 def main() -> int:

@@ -10,7 +10,7 @@
    caches at the start of ``analyze`` but not these. So its answer for a text depended on the
    texts read before it: on the GAP and GUM passages 0–4 in 250 changed when the same passages
    were read in another order — a changed answer a metamorphic test would take for the edit's
-   effect. :func:`isolate` makes those tables journal their writes, and :meth:`Isolation.reset`
+   effect. :class:`Isolation` makes those tables journal their writes, and :meth:`Isolation.reset`
    undoes them (and empties ``last``) after each document.
 2. **An emptied chain.** ``postprocess_coref`` splices markables out of their chains and then,
    with ``force_single_type_chains`` on (the English model's setting), takes ``max()`` over each
@@ -165,7 +165,6 @@ class Isolation:
         self.journal = _Journal()
         for name in TABLES:
             setattr(self.lex, name, _journaled(getattr(self.lex, name), self.journal))
-        self.journal.entries.clear()
 
     def reset(self) -> None:
         self.journal.undo()
