@@ -79,6 +79,27 @@ def _row(what: str, follow_ups: int, n: int, r1: int, r2: int, n_src: int) -> st
             f"{100 * r2 / n_src:.1f} |")
 
 
+def part_figures(part: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """A part's CREST defaults as shipped (recorded) and mended: follow-ups, violations, real to
+    the first and the second reader, passages."""
+    mk, new = read_marks(STEM)
+    key, _, marks = _recorded(part)
+    tag = PARTS[part][1]
+    old = [i for i, k in key["key"].items() if tag in k["runs"]]
+    r_old = key["runs"][tag]
+    shipped = (r_old["follow_ups"], len(old), sum(marks["first"][i] for i in old),
+               sum(marks["second"][i] for i in old), r_old["sources"])
+    ids = [i for i, k in mk["key"].items() if k["part"] == part]
+    kept = mk["carried"][part]
+    r_new = mk["runs"][part]
+    mended = (r_new["follow_ups"], len(kept) + len(ids),
+              sum(marks["first"][i] for i in kept) + sum(new["first"][i] for i in ids),
+              sum(marks["second"][i] for i in kept) + sum(new["second"][i] for i in ids),
+              r_new["sources"])
+    assert mended[1] == r_new["violations"], (part, mended, r_new["violations"])
+    return shipped, mended
+
+
 def table() -> str:
     mk, new = read_marks(STEM)
     rows = ["| part, xrenner | follow-ups | violations | per 100 passages | real (first / "
@@ -88,20 +109,8 @@ def table() -> str:
     gone_all, gone_real, errors_recorded = [], [0, 0], 0
     for part in PARTS:
         key, _, marks = _recorded(part)
-        tag = PARTS[part][1]
-        old = [i for i, k in key["key"].items() if tag in k["runs"]]
-        r_old = key["runs"][tag]
-        errors_recorded += r_old["errors"]
-        shipped = (r_old["follow_ups"], len(old), sum(marks["first"][i] for i in old),
-                   sum(marks["second"][i] for i in old), r_old["sources"])
-        ids = [i for i, k in mk["key"].items() if k["part"] == part]
-        kept = mk["carried"][part]
-        r_new = mk["runs"][part]
-        mended = (r_new["follow_ups"], len(kept) + len(ids),
-                  sum(marks["first"][i] for i in kept) + sum(new["first"][i] for i in ids),
-                  sum(marks["second"][i] for i in kept) + sum(new["second"][i] for i in ids),
-                  r_new["sources"])
-        assert mended[1] == r_new["violations"], (part, mended, r_new["violations"])
+        errors_recorded += key["runs"][PARTS[part][1]]["errors"]
+        shipped, mended = part_figures(part)
         rows.append(_row(f"`{PARTS[part][0]}`, as shipped (recorded)", *shipped))
         rows.append(_row(f"`{PARTS[part][0]}`, mended", *mended))
         for name, vals in (("shipped", shipped), ("mended", mended)):

@@ -2,12 +2,17 @@
 (Webster et al. 2018, github.com/google-research-datasets/gap-coreference, commit 83135f2;
 Apache-2.0; the text is Wikipedia's, CC BY-SA 3.0), text none of CREST's checks was chosen on.
 
-Usage: python bench/make_coref_gap.py GAP_DIR [test|development|validation]
+Usage: python bench/make_coref_gap.py GAP_DIR [test|development|validation|test-d|test-e]
     test (default): suites/data/coref_gap.jsonl, from gap-test.tsv
     development: suites/data/coref_gap_b.jsonl, from gap-development.tsv (built after
         coref_gap.jsonl was read, to measure ``lm_proposed``)
     validation: suites/data/coref_gap_c.jsonl, from gap-validation.tsv, every passage kept
         (built after coref_gap_b.jsonl was read, to measure ``lm_candidates``)
+    test-d: suites/data/coref_gap_d.jsonl, from gap-test.tsv, the PASSAGES kept after those of
+        coref_gap.jsonl (built after name_swap's draw of parts b and c was read, to measure its
+        rules written then)
+    test-e: suites/data/coref_gap_e.jsonl, the PASSAGES kept after those of coref_gap_d.jsonl
+        (built after part d was read, to measure name_swap's rules written then)
 
 GAP_DIR is a checkout of the repository or a git directory of it (``git show HEAD:…``). The
 passages are the ``Text`` column of ``gap-test.tsv`` in file order: each a few sentences of a
@@ -29,9 +34,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PASSAGES = 250
 MAX_WORDS = 90
-# split → (file written, passages kept: the first PASSAGES, or every one)
-PARTS = {"test": ("coref_gap.jsonl", PASSAGES), "development": ("coref_gap_b.jsonl", PASSAGES),
-         "validation": ("coref_gap_c.jsonl", None)}
+# part → (GAP's file, the file written, passages skipped, passages kept: PASSAGES or every one)
+PARTS = {"test": ("test", "coref_gap.jsonl", 0, PASSAGES),
+         "development": ("development", "coref_gap_b.jsonl", 0, PASSAGES),
+         "validation": ("validation", "coref_gap_c.jsonl", 0, None),
+         "test-d": ("test", "coref_gap_d.jsonl", PASSAGES, PASSAGES),
+         "test-e": ("test", "coref_gap_e.jsonl", 2 * PASSAGES, PASSAGES)}
 
 
 def read_tsv(gap: Path, split: str) -> str:
@@ -45,7 +53,7 @@ def read_tsv(gap: Path, split: str) -> str:
 def main(gap: str, split: str = "test") -> None:
     if split not in PARTS:
         sys.exit(f"the split must be one of {', '.join(PARTS)}, not {split!r}")
-    name, limit = PARTS[split]
+    split, name, skip, limit = PARTS[split]
     rows, seen = [], set()
     for row in csv.DictReader(io.StringIO(read_tsv(Path(gap), split)), delimiter="\t"):
         text = " ".join(row["Text"].split())
@@ -53,12 +61,12 @@ def main(gap: str, split: str = "test") -> None:
             continue
         seen.add(text)
         rows.append({"id": f"gap-{row['ID']}", "text": text})
-        if len(rows) == limit:
+        if len(rows) == (None if limit is None else skip + limit):
             break
     out = ROOT / "suites" / "data" / name
-    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows[skip:]),
                    encoding="utf-8")
-    print(f"wrote {len(rows)} passages to {out}")
+    print(f"wrote {len(rows) - skip} passages to {out}")
 
 
 if __name__ == "__main__":

@@ -255,12 +255,13 @@ _COREF_SUITE = """\
 #
 # Metamorphic testing needs no gold clusters: mtrun asks the system for the clusters of a document
 # (the source), replaces words that take no part in any mention by synonyms (CREST: "opened a
-# bakery" → "opened a pastry shop"), asks again and counts a violation when the clusters change.
+# bakery" → "opened a pastry shop") or a person's first name by another, asks again and counts a
+# violation when the clusters change.
 
 # The suite's name: the report folder (reports/<name>/) and the report's title.
 name: {name}
 # One line shown at the top of the report.
-description: the rule-based xrenner coreference resolver on sample documents (CREST)
+description: the rule-based xrenner coreference resolver on sample documents (CREST, names)
 # What is tested: ner (entities), re (relations) or coref (coreference).
 task: coref
 # Seeds every random choice (which synonym replaces which word): the same seed, the same cases.
@@ -285,9 +286,13 @@ corpus:
 # max_follow_ups: changed documents per source — lower it for a faster run, raise it to test more.
 # A masked language model (masked_lm: bert-large-cased, the paper's) proposes better words where
 # you have one; WordNet ships with mtrun.
+# name_swap: a person's first name changed at every occurrence to another of the same gender
+# ("Helen Brandt" → "Kayla Brandt"): who is who cannot change, so a resolver that links "she" to
+# one name and not to another is inconsistent (CheckList's change_names; origin: picks the names).
 transformations:
   - type: crest
     max_follow_ups: 5
+  - type: name_swap
 
 # BLANC compares the follow-up's clusters with the source's: a violation when precision or recall
 # falls below its threshold. 1.0 means any change of the clusters is a violation (CREST's rule:
@@ -316,7 +321,7 @@ report:
 _COREF_CORPUS = """\
 Maria Lopez opened a bakery in Seville. She bakes the bread herself every morning.
 The council approved the plan on Monday. It will build a new bridge over the river.
-Tom Brandt called his sister because he had lost his keys.
+Helen Brandt called her brother because she had lost her keys.
 Priya Nair joined the lab in March, and her first paper appeared a year later.
 The company said it would hire two hundred workers. Its new factory opens in May.
 """

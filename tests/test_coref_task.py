@@ -153,7 +153,11 @@ def test_xrenner_suite_end_to_end_and_resume(tmp_path):
         "dependency"
     assert results["overall"]["follow_ups"] > 0
     cases = results["cases"]
-    assert all(c["follow_up"]["meta"]["source"].startswith("wordnet:") for c in cases)
+    assert {c["transformation"] for c in cases} <= {"crest", "name_swap"}
+    assert all(c["follow_up"]["meta"]["source"].startswith("wordnet:") for c in cases
+               if c["transformation"] == "crest")
+    assert all(c["follow_up"]["meta"]["old"] in c["source"]["text"] for c in cases
+               if c["transformation"] == "name_swap")
     # --resume of a finished run repeats nothing and gives the same cases
     assert main([str(suite), "-o", str(out), "-q", "--max-sources", "4", "--resume"]) == code
     again = json.loads((out / "results.json").read_text(encoding="utf-8"))

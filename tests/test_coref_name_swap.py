@@ -1,0 +1,171 @@
+"""``name_swap`` for coreference: which names it swaps (a person's first name of one gender,
+never a place, a film title or a common word opening a sentence), that every occurrence changes
+together and the clusters come back through the edit, and a planted name-sensitive system."""
+import json
+import random
+import textwrap
+from types import SimpleNamespace
+
+import pytest
+
+from runner.cli import ExitCode, main
+from runner.tasks.coref.oracle import inverse
+
+pytest.importorskip("spacy")
+
+
+@pytest.fixture(scope="module")
+def swap():
+    from runner.tasks.coref.name_swap import NameSwap
+
+    return NameSwap(max_follow_ups=20, names_per_person=2)
+
+
+def _follow_ups(swap, text, seed=0):
+    return swap.generate(SimpleNamespace(id="x", text=text), None, random.Random(seed))
+
+
+def test_every_occurrence_changes_to_one_name_of_the_same_gender(swap):
+    from runner.tasks.coref.name_swap import _genders
+
+    text = ("Daniel Bernoulli wrote Hydrodynamica. His father resented Daniel's fame, and "
+            "Daniel left Basel.")
+    fus = _follow_ups(swap, text)
+    assert len(fus) == 2 and len({f.meta["new"] for f in fus}) == 2
+    for f in fus:
+        new = f.meta["new"]
+        assert f.meta["old"] == "Daniel" and f.meta["occurrences"] == 3
+        assert "Daniel" not in f.text and f.text.count(new) == 3
+        assert f.text == text.replace("Daniel", new)
+        assert _genders()[new] == "male" and new in swap.pool["male"]
+        # every mention maps back: "Daniel's fame" keeps its image in the source
+        start = f.text.index(new + "'s fame")
+        assert inverse(f.edit).map_range(start, start + len(new) + 7) == (
+            text.index("Daniel's fame"), text.index("Daniel's fame") + 13)
+
+
+def test_the_same_source_and_seed_give_the_same_follow_ups(swap):
+    text = "Allison Fischer is an American singer. Allison had her first role in 2004."
+    a = [f.text for f in _follow_ups(swap, text, seed=3)]
+    assert a == [f.text for f in _follow_ups(swap, text, seed=3)]
+    assert all("Fischer" in t and "her first role" in t for t in a)
+
+
+@pytest.mark.parametrize("text", [
+    # a ruler or a saint keeps the name history gives him
+    "Whilst training his army, King William camped under a chestnut tree. William won.",
+    "Around 945, Louis IV was captured by Northmen. Later king Louis negotiated his freedom.",
+    "The church of St. Francis was built in 1400. It honours Francis of Assisi.",
+    # a place that is also a first name
+    "Goode was born in Exeter, Devon. His father was a geologist.",
+    # a film's title, not a person
+    "She starred in Jules et Jim, directed by François Truffaut. She was praised.",
+    # a common word opening a sentence
+    "Grace is what she lacked. Her brother said so.",
+])
+def test_names_that_are_not_certainly_a_persons_are_left(swap, text):
+    changed = {f.meta["old"] for f in _follow_ups(swap, text)}
+    assert not changed & {"Devon", "Jules", "Grace", "William", "Francis", "Louis"}
+
+
+def test_replacement_names_are_only_names():
+    from runner.tasks.coref.name_swap import NameSwap, _unknown_to_wordnet
+
+    swap = NameSwap(origin=["anglo", "german"])
+    for names in swap.pool.values():
+        assert len(names) > 100 and all(_unknown_to_wordnet(n) for n in names)
+    assert "Grace" not in swap.pool["female"] and "Will" not in swap.pool["male"]
+    assert "Jesus" not in swap.pool["male"] and "Louis" not in swap.pool["male"]
+    with pytest.raises(ValueError, match="unknown origin 'martian'"):
+        NameSwap(origin="martian")
+
+
+SYSTEM = '''
+import re
+KNOWN = {"Susan", "Tom"}
+
+def predict(texts):
+    """Links a he/she/his/her to the first word only when it knows the name: a name-sensitive
+    system, the kind of bug name_swap is for."""
+    out = []
+    for text in texts:
+        first = re.match(r"\\w+", text)
+        pronouns = [[m.start(), m.end()] for m in re.finditer(r"\\b(he|she|her|his)\\b", text)]
+        if first and pronouns and first.group() in KNOWN:
+            out.append([[[first.start(), first.end()], *pronouns]])
+        else:
+            out.append([])
+    return out
+'''
+
+
+@pytest.mark.slow  # loads spaCy's pipeline for the person names
+def test_a_name_sensitive_system_violates(tmp_path):
+    (tmp_path / "names_fixture.py").write_text(SYSTEM, encoding="utf-8")
+    docs = [{"id": "a", "text": "Susan Lopez won the seat, and she thanked her volunteers."},
+            {"id": "b", "text": "The company said its profits rose."}]
+    (tmp_path / "docs.jsonl").write_text("\n".join(map(json.dumps, docs)) + "\n",
+                                         encoding="utf-8")
+    suite = tmp_path / "names.yaml"
+    suite.write_text(textwrap.dedent("""\
+        name: names_test
+        task: coref
+        sut: {type: python, callable: "names_fixture:predict"}
+        corpus: {path: docs.jsonl}
+        transformations: [{type: name_swap, names_per_person: 3}]
+        """), encoding="utf-8")
+    out = tmp_path / "out"
+    assert main([str(suite), "-o", str(out), "-q"]) == ExitCode.OK  # no fail_on: exit 0
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    cases = results["cases"]
+    assert {c["source_id"] for c in cases} == {"a"} and len(cases) == 3
+    assert all(c["verdict"]["outcome"] == "fail" for c in cases)
+    assert all(c["follow_up"]["meta"]["old"] == "Susan" for c in cases)
+    assert results["components"]["transformations"][0]["type"] == "name_swap"
+
+
+def test_a_bare_apostrophe_takes_an_s_and_both_mentions_map_back(swap):
+    text = "Dr. Phyllis Moore lost Phyllis' notes. She said Phyllis' bag was empty."
+    fus = _follow_ups(swap, text)
+    assert fus
+    for f in fus:
+        new = f.meta["new"]
+        assert f.meta["occurrences"] == 3
+        poss = new + "'" if new.endswith("s") else new + "'s"
+        assert f.text == text.replace("Phyllis'", poss).replace("Phyllis", new)
+        at = f.text.index(poss)
+        back = inverse(f.edit)
+        assert back.map_range(at, at + len(new)) == (23, 30)              # "Phyllis"
+        assert back.map_range(at, at + len(poss)) == (23, 31)             # "Phyllis'"
+
+
+def test_a_books_name_is_swapped_only_as_someones_full_name(swap):
+    book = "These include major commentaries on Matthew in the Bible. He also wrote on prayer."
+    assert not _follow_ups(swap, book)
+    person = "Matthew Perry was an actor. Matthew said he loved the role."
+    assert {f.meta["old"] for f in _follow_ups(swap, person)} == {"Matthew"}
+
+
+def test_origin_decides_which_names_are_swapped_and_their_replacements():
+    from runner.tasks.coref.name_swap import NameSwap
+
+    text = "Libya's Prime Minister, Mahmoud Jibril, said he would resign. Later, Mahmoud left."
+    assert not NameSwap().names(text)                   # an Anglo name list: not swapped
+    german = NameSwap(origin="german", new_origin="anglo")
+    assert german.names(text) == {"Mahmoud": "male"}
+    assert all(n in NameSwap().pool["male"] for n in german.pool["male"])
+
+
+def test_a_first_name_that_is_also_a_surname_needs_a_full_name(swap):
+    alone = "In his second game, Thomas won a penalty. Later Thomas and Symes each scored."
+    assert not _follow_ups(swap, alone)
+    full = "Thomas Hardy wrote novels. In 1910 Thomas said he would write poems."
+    assert {f.meta["old"] for f in _follow_ups(swap, full)} == {"Thomas"}
+
+
+def test_a_dash_of_hyphens_ends_a_name_but_a_hyphenated_name_is_left(swap):
+    text = "He negotiates a pay raise with Brenda--up to $45,000. He tells Brenda he stays."
+    for f in _follow_ups(swap, text):
+        assert "Brenda" not in f.text and f.meta["occurrences"] == 2
+    hyphenated = "Jean-Brenda Smith wrote a book. Later, Brenda-Lee Jones read it to her."
+    assert all(f.meta["old"] != "Brenda" for f in _follow_ups(swap, hyphenated))
