@@ -10,13 +10,18 @@ GAP, each read by two readers, the second blind; beside CREST's defaults on the 
 - part ``e``: GAP's part e, built after part d was read and the rules written on it (a first
   name that is also a surname needs a full name; a regnal number; a dash of hyphens), run twice:
   the defaults and the new names ranked by the embedded LM (``lm: smollm2``); a draw of each
-  run's violations (one read once when both runs have it); ``bench/reads/coref_names_e.*``.
+  run's violations (one read once when both runs have it); ``bench/reads/coref_names_e.*``;
+- part ``f``: GAP's parts f and g, built after part e was read: two people's first names of
+  one gender exchanged (``new_names: passage``), read; the defaults run on part f for their
+  count only; ``bench/reads/coref_names_f.*``.
 
     python bench/coref_names_reads.py draw --part bc GAP_B_RUN GAP_C_RUN [--n 50] [--seed 13]
     python bench/coref_names_reads.py draw --part d GAP_D_RUN [--n 50] [--seed 13]
     python bench/coref_names_reads.py draw --part e GAP_E_RUN GAP_E_LM_RUN [--n 30] [--seed 13]
+    python bench/coref_names_reads.py draw --part f F_PASSAGE_RUN G_PASSAGE_RUN F_RUN [--n 60]
         runs (``-o RUN``) of bench/coref_names_gap_b.yaml, _gap_c.yaml, _gap_d.yaml,
-        _gap_e.yaml, _gap_e_lm.yaml (``--n``: per run for part e)
+        _gap_e.yaml, _gap_e_lm.yaml, _gap_f_passage.yaml, _gap_g_passage.yaml, _gap_f.yaml
+        (``--n``: per run for part e; part f draws from its first two runs)
     python bench/coref_names_reads.py rules GAP_B_RUN GAP_C_RUN
         which read violations of part bc the rules would not have made, and the counts of
         runs of the same suites with them
@@ -39,7 +44,8 @@ from coref_mended_reads import part_figures  # noqa: E402
 from two_runs import READS, read_marks, write_draw  # noqa: E402
 
 SETS = {"bc": ("coref_names", ("gap_b", "gap_c")), "d": ("coref_names_d", ("gap_d",)),
-         "e": ("coref_names_e", ("gap_e", "gap_e_lm"))}
+         "e": ("coref_names_e", ("gap_e", "gap_e_lm")),
+         "f": ("coref_names_f", ("gap_f_passage", "gap_g_passage", "gap_f"))}
 RULE = ("real = the follow-up is a fair, natural edit of the source (a person's first name "
         "replaced, at every occurrence, by another first name of the same gender that can stand "
         "there; giving the person another name is the edit itself, and does not by itself count "
@@ -76,14 +82,18 @@ def draw(which: str, runs_dirs: list[Path], n: int, seed: int) -> None:
                     picked.append((part, c))
         rng.shuffle(picked)
     else:
-        pool = [(part, c) for part, r in runs.items() for c in r["fails"]]
+        read = parts[:2] if which == "f" else parts
+        pool = [(part, c) for part, r in runs.items() if part in read for c in r["fails"]]
         picked = rng.sample(pool, min(n, len(pool)))
     blind, key = [], {}
-    prefix = {"bc": "n", "d": "d", "e": "e"}[which]
+    prefix = {"bc": "n", "d": "d", "e": "e", "f": "f"}[which]
     for k, (part, c) in enumerate(picked, 1):
         fu, item_id = c["follow_up"], f"{prefix}-{k:02d}"
         blind.append({"id": item_id, "source": c["source"]["text"], "follow_up": fu["text"],
-                      "changed": f"{fu['meta']['old']} -> {fu['meta']['new']} (every occurrence)",
+                      "changed": (f"{fu['meta']['old']} <-> {fu['meta']['new']} (the two names "
+                                  f"exchanged, every occurrence of each)"
+                                  if fu["meta"].get("exchanged") else
+                                  f"{fu['meta']['old']} -> {fu['meta']['new']} (every occurrence)"),
                       "source_clusters": _clusters(c["source"]["text"], c["source"]["clusters"]),
                       "follow_up_clusters": _clusters(fu["text"], fu["clusters"]),
                       "expectation": EXPECTATION})
@@ -131,7 +141,10 @@ def _row(what: str, n_src: int, follow_ups: int, n: int, read: int, r1: int, r2:
 
 LABELS = {"gap_b": "`coref_gap_b`", "gap_c": "`coref_gap_c`", "gap_d": "`coref_gap_d`",
           "gap_e": "`coref_gap_e`, new names drawn at random (the default)",
-          "gap_e_lm": "`coref_gap_e`, new names ranked by the LM (`lm: smollm2`)"}
+          "gap_e_lm": "`coref_gap_e`, new names ranked by the LM (`lm: smollm2`)",
+          "gap_f_passage": "`coref_gap_f`, two people's names exchanged (`new_names: passage`)",
+          "gap_g_passage": "`coref_gap_g`, two people's names exchanged (`new_names: passage`)",
+          "gap_f": "`coref_gap_f`, new names from the lists (the default; not read)"}
 HEAD = ["| `name_swap`, part | passages | follow-ups | violations | per 100 passages | read | real "
         "(first / second) | validity (first / second) | real per 100 passages (first / second) "
         "| agreement |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
@@ -144,6 +157,11 @@ def _part_rows(which: str) -> tuple[list[str], list[int], dict]:
     for part in parts:
         r = key["runs"][part]
         ids = [i for i, k in key["key"].items() if part in k.get("in", [k["part"]])]
+        if not ids:                                  # a run counted, not read
+            per = 100 * r["violations"] / r["sources"]
+            rows.append(f"| {LABELS[part]} | {r['sources']} | {r['follow_ups']:,} | "
+                        f"{r['violations']} | {per:.1f} | – | – | – | – | – |")
+            continue
         r1, r2 = (sum(marks[rd][i] for i in ids) for rd in ("first", "second"))
         agree = sum(marks["first"][i] == marks["second"][i] for i in ids)
         vals = [r["sources"], r["follow_ups"], r["violations"], len(ids), r1, r2, agree]
@@ -193,6 +211,15 @@ def table(which: str = "bc") -> str:
             f"\n\nOn GAP's part d, built after those two rules (`{_suite('gap_d')}`; `draw "
             f"--part d RUN`): every one of its {tot[2]} violations read as above "
             f"(`bench/reads/{SETS['d'][0]}.*`); xrenner could not answer {_errors(key)} cases.")
+    if which == "f":
+        read = sum(key["runs"][p]["violations"] for p in SETS["f"][1][:2])
+        return "\n".join(HEAD + rows) + (
+            f"\n\nOn GAP's parts f and g, built after part e was read "
+            f"(`{_suite('gap_f_passage')}`, `{_suite('gap_g_passage')}` and `{_suite('gap_f')}`, "
+            f"then `draw --part f RUN_F RUN_G RUN_F_LISTS`): {len(key['key'])} of the "
+            f"{read} violations of the exchanges read as above (`bench/reads/{SETS['f'][0]}.*`); "
+            f"xrenner could not answer "
+            f"{', '.join(str(r['errors']) for r in key['runs'].values())} cases.")
     shared = sum(len(k["in"]) == 2 for k in key["key"].values())
     return "\n".join(HEAD + rows) + (
         f"\n\nOn GAP's part e, built after part d was read and three more rules written on it "
@@ -201,7 +228,9 @@ def table(which: str = "bc") -> str:
         f"`{_suite('gap_e_lm')}`, then `draw --part e RUN RUN_LM`: up to 30 violations of each "
         f"run drawn at random, {len(key['key'])} read as above ({shared} in both runs, read "
         f"once; `bench/reads/{SETS['e'][0]}.*`); xrenner could not answer "
-        f"{', '.join(str(r['errors']) for r in key['runs'].values())} cases.")
+        f"{', '.join(str(r['errors']) for r in key['runs'].values())} cases. The runs took "
+        f"{key['runs']['gap_e']['seconds']:.0f} s and {key['runs']['gap_e_lm']['seconds']:.0f} s "
+        f"on two CPU cores, side by side.")
 
 
 def main() -> int:

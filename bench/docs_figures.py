@@ -305,6 +305,7 @@ for _name, _module, *_args in (("re-r1-lm", "re_r1_lm"), ("re-named-again", "re_
                                ("coref-names", "coref_names_reads", "bc"),
                                ("coref-names-d", "coref_names_reads", "d"),
                                ("coref-names-e", "coref_names_reads", "e"),
+                               ("coref-names-f", "coref_names_reads", "f"),
                                ("xrenner-mends", "xrenner_mends"),
                                ("ner-shuffle-subtypes", "ner_shuffle_subtypes"),
                                ("ner-redocred", "ner_redocred_reads"),

@@ -2,7 +2,8 @@
 (Webster et al. 2018, github.com/google-research-datasets/gap-coreference, commit 83135f2;
 Apache-2.0; the text is Wikipedia's, CC BY-SA 3.0), text none of CREST's checks was chosen on.
 
-Usage: python bench/make_coref_gap.py GAP_DIR [test|development|validation|test-d|test-e]
+Usage: python bench/make_coref_gap.py GAP_DIR [test|development|validation|test-d|test-e|test-f|
+       development-g]
     test (default): suites/data/coref_gap.jsonl, from gap-test.tsv
     development: suites/data/coref_gap_b.jsonl, from gap-development.tsv (built after
         coref_gap.jsonl was read, to measure ``lm_proposed``)
@@ -13,6 +14,10 @@ Usage: python bench/make_coref_gap.py GAP_DIR [test|development|validation|test-
         rules written then)
     test-e: suites/data/coref_gap_e.jsonl, the PASSAGES kept after those of coref_gap_d.jsonl
         (built after part d was read, to measure name_swap's rules written then)
+    test-f: suites/data/coref_gap_f.jsonl, the PASSAGES kept after those of coref_gap_e.jsonl
+        (built after part e was read, to measure name_swap's ``new_names: passage``)
+    development-g: suites/data/coref_gap_g.jsonl, from gap-development.tsv, the 2 × PASSAGES
+        kept after those of coref_gap_b.jsonl (built with part f, for the same)
 
 GAP_DIR is a checkout of the repository or a git directory of it (``git show HEAD:…``). The
 passages are the ``Text`` column of ``gap-test.tsv`` in file order: each a few sentences of a
@@ -39,7 +44,9 @@ PARTS = {"test": ("test", "coref_gap.jsonl", 0, PASSAGES),
          "development": ("development", "coref_gap_b.jsonl", 0, PASSAGES),
          "validation": ("validation", "coref_gap_c.jsonl", 0, None),
          "test-d": ("test", "coref_gap_d.jsonl", PASSAGES, PASSAGES),
-         "test-e": ("test", "coref_gap_e.jsonl", 2 * PASSAGES, PASSAGES)}
+         "test-e": ("test", "coref_gap_e.jsonl", 2 * PASSAGES, PASSAGES),
+         "test-f": ("test", "coref_gap_f.jsonl", 3 * PASSAGES, PASSAGES),
+         "development-g": ("development", "coref_gap_g.jsonl", PASSAGES, 2 * PASSAGES)}
 
 
 def read_tsv(gap: Path, split: str) -> str:

@@ -169,3 +169,20 @@ def test_a_dash_of_hyphens_ends_a_name_but_a_hyphenated_name_is_left(swap):
         assert "Brenda" not in f.text and f.meta["occurrences"] == 2
     hyphenated = "Jean-Brenda Smith wrote a book. Later, Brenda-Lee Jones read it to her."
     assert all(f.meta["old"] != "Brenda" for f in _follow_ups(swap, hyphenated))
+
+
+def test_passage_mode_exchanges_two_peoples_names_of_one_gender():
+    from runner.tasks.coref.name_swap import NameSwap
+
+    swap = NameSwap(new_names="passage")
+    text = "Lisa Brown told Katie Smith that she had won. Later, Katie thanked Lisa."
+    (f,) = _follow_ups(swap, text)
+    assert f.text == "Katie Brown told Lisa Smith that she had won. Later, Lisa thanked Katie."
+    assert f.meta["exchanged"] and f.meta["occurrences"] == 4
+    back = inverse(f.edit)
+    at = f.text.index("Lisa Smith")
+    assert back.map_range(at, at + len("Lisa Smith")) == (16, 27)      # "Katie Smith"
+    # one person of a gender alone: nothing to exchange with
+    assert not _follow_ups(swap, "Lisa Brown said she had won. Later, Tom Smith thanked her.")
+    with pytest.raises(ValueError, match="new_names: passage"):
+        NameSwap(new_names="passage", lm="smollm2")

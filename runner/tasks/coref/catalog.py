@@ -259,6 +259,12 @@ TRANSFORMATIONS.add(
         "max_follow_ups": _max_follow_ups(6, "Follow-ups kept per source (seeded order)."),
         "names_per_person": {"type": "integer", "minimum": 1, "maximum": 100, "default": 2,
                              "description": "New names tried for each person's first name."},
+        "new_names": {"enum": ["lists", "passage"], "default": "lists",
+                      "description": "lists: each new name from new_origin's lists; passage: "
+                                     "two people's first names of one gender that the passage "
+                                     "gives exchanged at every occurrence ('Lisa told Katie' → "
+                                     "'Katie told Lisa'), names of the passage's own time and "
+                                     "place."},
         "origin": {"type": ["string", "array"], "items": {"type": "string"}, "default": "anglo",
                    "description": "Whose first names are swapped (first_names.json's origins: "
                                   "anglo, german, french, hispanic, italian, polish, indian, "

