@@ -131,12 +131,15 @@ def rules(runs_dirs: list[Path]) -> None:
 
 
 def _row(what: str, n_src: int, follow_ups: int, n: int, read: int, r1: int, r2: int,
-         agree: int | None) -> str:
-    v1, v2 = r1 / read, r2 / read
+         agree: int | None, read2: int | None = None) -> str:
+    """``read2``: how many the second reader read, where that is fewer than the first."""
+    read2 = read if read2 is None else read2
+    v1, v2 = r1 / read, r2 / read2
     per = 100 * n / n_src
-    return (f"| {what} | {n_src} | {follow_ups:,} | {n} | {per:.1f} | {read} | {r1} / {r2} | "
+    shown = str(read) if read2 == read else f"{read} (second: {read2})"
+    return (f"| {what} | {n_src} | {follow_ups:,} | {n} | {per:.1f} | {shown} | {r1} / {r2} | "
             f"{100 * v1:.0f} % / {100 * v2:.0f} % | {per * v1:.1f} / {per * v2:.1f} | "
-            f"{'–' if agree is None else f'{agree}/{read}'} |")
+            f"{'–' if agree is None else f'{agree}/{read2}'} |")
 
 
 LABELS = {"gap_b": "`coref_gap_b`", "gap_c": "`coref_gap_c`", "gap_d": "`coref_gap_d`",
@@ -150,10 +153,21 @@ HEAD = ["| `name_swap`, part | passages | follow-ups | violations | per 100 pass
         "| agreement |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
 
 
+def _vals(key: dict, marks: dict, part: str) -> list[int]:
+    """A read run's row: passages, follow-ups, violations, read, real to each reader, agreement,
+    read by the second reader."""
+    r = key["runs"][part]
+    ids = [i for i, k in key["key"].items() if part in k.get("in", [k["part"]])]
+    both = [i for i in ids if i in marks["second"]]
+    return [r["sources"], r["follow_ups"], r["violations"], len(ids),
+            sum(marks["first"][i] for i in ids), sum(marks["second"][i] for i in both),
+            sum(marks["first"][i] == marks["second"][i] for i in both), len(both)]
+
+
 def _part_rows(which: str) -> tuple[list[str], list[int], dict]:
     stem, parts = SETS[which]
     key, marks = read_marks(stem)
-    rows, tot = [], [0] * 7
+    rows, tot = [], [0] * 8           # the row's seven numbers, then read by the second
     for part in parts:
         r = key["runs"][part]
         ids = [i for i, k in key["key"].items() if part in k.get("in", [k["part"]])]
@@ -162,10 +176,8 @@ def _part_rows(which: str) -> tuple[list[str], list[int], dict]:
             rows.append(f"| {LABELS[part]} | {r['sources']} | {r['follow_ups']:,} | "
                         f"{r['violations']} | {per:.1f} | – | – | – | – | – |")
             continue
-        r1, r2 = (sum(marks[rd][i] for i in ids) for rd in ("first", "second"))
-        agree = sum(marks["first"][i] == marks["second"][i] for i in ids)
-        vals = [r["sources"], r["follow_ups"], r["violations"], len(ids), r1, r2, agree]
-        rows.append(_row(LABELS[part], *vals))
+        vals = _vals(key, marks, part)
+        rows.append(_row(LABELS[part], *vals[:7], read2=vals[7]))
         tot = [a + b for a, b in zip(tot, vals)]
     return rows, tot, key
 
@@ -178,7 +190,7 @@ def table(which: str = "bc") -> str:
     rows, tot, key = _part_rows(which)
     _, marks = read_marks(SETS[which][0])
     if which == "bc":
-        rows.append(_row("both parts", *tot))
+        rows.append(_row("both parts", *tot[:7], read2=tot[7]))
         crest = [0] * 5
         for part in SETS["bc"][1]:
             crest = [a + b for a, b in zip(crest, part_figures(part)[1])]
@@ -213,12 +225,17 @@ def table(which: str = "bc") -> str:
             f"(`bench/reads/{SETS['d'][0]}.*`); xrenner could not answer {_errors(key)} cases.")
     if which == "f":
         read = sum(key["runs"][p]["violations"] for p in SETS["f"][1][:2])
+        f_rows, _, _ = _part_rows("f")
+        both = [a + b for a, b in zip(*(_vals(key, marks, p) for p in SETS["f"][1][:2]))]
+        rows = f_rows[:2] + [_row("both parts, exchanges", *both[:7], read2=both[7])] + f_rows[2:]
+        second = (f"the second, blind and given only the passages, the clusters and the rule, "
+                  f"{both[7]} of them" if both[7] < both[3] else "the second blind")
         return "\n".join(HEAD + rows) + (
             f"\n\nOn GAP's parts f and g, built after part e was read "
             f"(`{_suite('gap_f_passage')}`, `{_suite('gap_g_passage')}` and `{_suite('gap_f')}`, "
-            f"then `draw --part f RUN_F RUN_G RUN_F_LISTS`): {len(key['key'])} of the "
-            f"{read} violations of the exchanges read as above (`bench/reads/{SETS['f'][0]}.*`); "
-            f"xrenner could not answer "
+            f"then `draw --part f RUN_F RUN_G RUN_F_LISTS`): every one of the {read} violations "
+            f"of the exchanges read by the first reader, {second} "
+            f"(`bench/reads/{SETS['f'][0]}.*`); xrenner could not answer "
             f"{', '.join(str(r['errors']) for r in key['runs'].values())} cases.")
     shared = sum(len(k["in"]) == 2 for k in key["key"].values())
     return "\n".join(HEAD + rows) + (

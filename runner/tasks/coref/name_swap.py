@@ -23,15 +23,16 @@ A name is swapped only when it is certainly a person's:
 
 The new name comes from the lists of ``new_origin`` (by default ``origin``'s), of the same
 gender, unknown to WordNet (no "Grace", "Will" or "Georgia", and no "Jesus" or "Louis", whom
-WordNet knows as one person) and absent from the passage. ``new_names: passage`` exchanges instead two people's first names of one gender that
-the passage gives ("Lisa told Katie …" → "Katie told Lisa …"): names of the passage's own time
-and place. With ``lm`` (e.g. ``smollm2``, the embedded SmolLM2), ``lm_candidates`` names are
-drawn and a causal LM keeps the likeliest in a window of the passage around the name's first
-occurrence (its words before and a few after): a name that fits the person's time and place
-("the daughter of ___ Munier, a Swiss official") before one that does not. A possessive written
-with an apostrophe alone ("Ross' notes") takes "'s" when the new
-name does not end in s ("Geoffrey's notes"). Each swap is one :class:`~runner.types.Edit` of every occurrence, so the relation
-(``blanc``) carries the follow-up's mentions back to the source's offsets.
+WordNet knows as one person) and absent from the passage. A possessive written with an
+apostrophe alone ("Ross' notes") takes "'s" when the new name does not end in s ("Geoffrey's
+notes"). With ``lm`` (e.g. ``smollm2``, the embedded SmolLM2), ``lm_candidates`` names are drawn
+and a causal LM keeps the likeliest in a window of the passage around the name's first
+occurrence (its words before and a few after). ``new_names: passage`` exchanges instead two
+people's first names of one gender that the passage gives ("Lisa told Katie …" → "Katie told
+Lisa …"): names of the passage's own time and place.
+
+Each swap is one :class:`~runner.types.Edit` of every occurrence, so the relation (``blanc``)
+carries the follow-up's mentions back to the source's offsets.
 """
 from __future__ import annotations
 
@@ -168,7 +169,8 @@ class NameSwap(Transformation):
         for ent in doc.ents:
             if ent.label_ != "PERSON":
                 continue
-            words = [t for t in ent if not (t.is_punct or t.text.lower().rstrip(".") in self._titles)]
+            words = [t for t in ent
+                     if not (t.is_punct or t.text.lower().rstrip(".") in self._titles)]
             if not words or any(t.text[0].islower() and t.text.lower() not in PARTICLES
                                 for t in words if t.is_alpha):
                 continue
