@@ -261,7 +261,7 @@ def _rows_table(summary: list[dict]) -> str:
     for r in summary:
         rows.append(f"| `{r['transformation']}` | {r['relation']} | {r['follow_ups']:,} "
                     f"| {r['pass']:,} | {r['violations']:,} | {r['skip'] + r['error']:,} "
-                    f"| {_pct(r['violation_rate'])} |")
+                    f"| {'–' if r['violation_rate'] is None else _pct(r['violation_rate'])} |")
     return "\n".join(rows)
 
 
