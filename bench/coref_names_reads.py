@@ -169,14 +169,12 @@ def _part_rows(which: str) -> tuple[list[str], list[int], dict]:
     key, marks = read_marks(stem)
     rows, tot = [], [0] * 8           # the row's seven numbers, then read by the second
     for part in parts:
-        r = key["runs"][part]
-        ids = [i for i, k in key["key"].items() if part in k.get("in", [k["part"]])]
-        if not ids:                                  # a run counted, not read
-            per = 100 * r["violations"] / r["sources"]
-            rows.append(f"| {LABELS[part]} | {r['sources']} | {r['follow_ups']:,} | "
-                        f"{r['violations']} | {per:.1f} | – | – | – | – | – |")
-            continue
         vals = _vals(key, marks, part)
+        if not vals[3]:                              # a run counted, not read
+            n_src, follow_ups, n = vals[:3]
+            rows.append(f"| {LABELS[part]} | {n_src} | {follow_ups:,} | {n} | "
+                        f"{100 * n / n_src:.1f} | – | – | – | – | – |")
+            continue
         rows.append(_row(LABELS[part], *vals[:7], read2=vals[7]))
         tot = [a + b for a, b in zip(tot, vals)]
     return rows, tot, key

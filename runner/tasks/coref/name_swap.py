@@ -37,6 +37,7 @@ carries the follow-up's mentions back to the source's offsets.
 from __future__ import annotations
 
 import functools
+import itertools
 import random
 import re
 from pathlib import Path
@@ -141,7 +142,7 @@ class NameSwap(Transformation):
         self.swapped = _names_of(origin, genders)
         self.pool = {g: sorted(n for n in names if n.isalpha() and _unknown_to_wordnet(n))
                      for g, names in _names_of(new_origin or origin, genders).items()}
-        self._nlp: Any = None
+        self._store: Any = None
 
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "pool_sizes": {g: len(v) for g, v in self.pool.items()}}
@@ -154,11 +155,14 @@ class NameSwap(Transformation):
         return out
 
     def _doc(self, text: str) -> Any:
-        if self._nlp is None:
-            from runner.nlp import load_spacy
+        """The text's analysis with entities, from the pipeline's shared store: a source that
+        the system under test (xrenner, on the same pipeline) has parsed only gets the entity
+        recogniser run on it."""
+        if self._store is None:
+            from runner.nlp import doc_store, load_spacy
 
-            self._nlp = load_spacy(self.ner_model)
-        return self._nlp(text)
+            self._store = doc_store(load_spacy(self.ner_model))
+        return self._store.docs([text], self._store.names)[0]
 
     def names(self, text: str, doc: Any = None) -> dict[str, str]:
         """The first names of the passage that can be swapped → their gender."""
@@ -224,23 +228,21 @@ class NameSwap(Transformation):
         rng.shuffle(follow_ups)
         return follow_ups[:self.max_follow_ups]
 
-
     def _exchanges(self, text: str, names: dict[str, str],
                    rng: random.Random) -> list[FollowUp]:
         """``new_names: passage``: two people's first names of one gender exchanged at every
         occurrence ("Lisa told Katie …" → "Katie told Lisa …"), so each new name is one the
         passage itself gives someone of its time and place."""
         follow_ups = []
-        for a in sorted(names):
-            for b in sorted(names):
-                if a < b and names[a] == names[b]:
-                    found = {a: _occurrences(a, text), b: _occurrences(b, text)}
-                    reps = [r for old, new in ((a, b), (b, a)) for m in found[old]
-                            for r in _replacements(m, new, text)]
-                    follow_ups.append(FollowUp.from_replacements(
-                        text, sorted(reps, key=lambda r: (r.start, r.end)), self.name,
-                        old=a, new=b, gender=names[a], exchanged=True,
-                        occurrences=len(found[a]) + len(found[b])))
+        for a, b in itertools.combinations(sorted(names), 2):
+            if names[a] == names[b]:
+                found = {a: _occurrences(a, text), b: _occurrences(b, text)}
+                reps = [r for old, new in ((a, b), (b, a)) for m in found[old]
+                        for r in _replacements(m, new, text)]
+                follow_ups.append(FollowUp.from_replacements(
+                    text, sorted(reps, key=lambda r: (r.start, r.end)), self.name,
+                    old=a, new=b, gender=names[a], exchanged=True,
+                    occurrences=len(found[a]) + len(found[b])))
         rng.shuffle(follow_ups)
         return follow_ups[:self.max_follow_ups]
 
@@ -248,10 +250,10 @@ class NameSwap(Transformation):
         """``drawn`` by the LM's log-probability of a window of the passage around the name's
         first occurrence with each in its place, likeliest first (ties: drawn order)."""
         left, right = self.window
-        starts = [m.start() for m in re.finditer(r"\S+", text)]
-        at = sum(1 for p in starts if p < first.start())
-        begin = starts[max(0, at - left)] if starts else 0
-        after = [m.end() for m in re.finditer(r"\S+", text) if m.start() >= first.end()]
+        words = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
+        at = sum(1 for start, _ in words if start < first.start())
+        begin = words[max(0, at - left)][0] if words else 0
+        after = [end for start, end in words if start >= first.end()]
         end = after[min(right, len(after)) - 1] if after else len(text)
         window = text[begin:end]
         found = _occurrences(name, window)
