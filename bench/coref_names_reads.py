@@ -13,7 +13,11 @@ GAP, each read by two readers, the second blind; beside CREST's defaults on the 
   run's violations (one read once when both runs have it); ``bench/reads/coref_names_e.*``;
 - part ``f``: GAP's parts f and g, built after part e was read: two people's first names of
   one gender exchanged (``new_names: passage``), read; the defaults run on part f for their
-  count only; ``bench/reads/coref_names_f.*``.
+  count only; ``bench/reads/coref_names_f.*``;
+- part ``h``: GAP's parts h and i, built after parts b to g were read and the rules written on
+  them (``fit_era``, the gender share, venues, a surname's later word): the defaults, read;
+  beside, for their counts only, the same passages with ``fit_era`` off and no gender share
+  (``bench/coref_names_gap_h_before.yaml``, ``_i_before.yaml``); ``bench/reads/coref_names_h.*``.
 
     python bench/coref_names_reads.py draw --part bc GAP_B_RUN GAP_C_RUN [--n 50] [--seed 13]
     python bench/coref_names_reads.py draw --part d GAP_D_RUN [--n 50] [--seed 13]
@@ -21,16 +25,18 @@ GAP, each read by two readers, the second blind; beside CREST's defaults on the 
     python bench/coref_names_reads.py draw --part f F_PASSAGE_RUN G_PASSAGE_RUN F_RUN [--n 60]
         runs (``-o RUN``) of bench/coref_names_gap_b.yaml, _gap_c.yaml, _gap_d.yaml,
         _gap_e.yaml, _gap_e_lm.yaml, _gap_f_passage.yaml, _gap_g_passage.yaml, _gap_f.yaml
-        (``--n``: per run for part e; part f draws from its first two runs)
+    python bench/coref_names_reads.py draw --part h H_RUN I_RUN H_BEFORE_RUN I_BEFORE_RUN
+        (``--n``: per run for part e; parts f and h draw from their first two runs)
     python bench/coref_names_reads.py rules GAP_B_RUN GAP_C_RUN
         which read violations of part bc the rules would not have made, and the counts of
         runs of the same suites with them
-    python bench/coref_names_reads.py [--part bc|d|e]
+    python bench/coref_names_reads.py [--part bc|d|e|f|h]
         a part's table, once its draw's .first.json and .second.json hold the marks
 """
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import random
 import sys
@@ -45,7 +51,9 @@ from two_runs import READS, read_marks, write_draw  # noqa: E402
 
 SETS = {"bc": ("coref_names", ("gap_b", "gap_c")), "d": ("coref_names_d", ("gap_d",)),
          "e": ("coref_names_e", ("gap_e", "gap_e_lm")),
-         "f": ("coref_names_f", ("gap_f_passage", "gap_g_passage", "gap_f"))}
+         "f": ("coref_names_f", ("gap_f_passage", "gap_g_passage", "gap_f")),
+         "h": ("coref_names_h", ("gap_h", "gap_i", "gap_h_before", "gap_i_before")),
+         "j": ("coref_names_j", ("qed", "gap_j", "qed_before", "gap_j_before"))}
 RULE = ("real = the follow-up is a fair, natural edit of the source (a person's first name "
         "replaced, at every occurrence, by another first name of the same gender that can stand "
         "there; giving the person another name is the edit itself, and does not by itself count "
@@ -82,11 +90,15 @@ def draw(which: str, runs_dirs: list[Path], n: int, seed: int) -> None:
                     picked.append((part, c))
         rng.shuffle(picked)
     else:
-        read = parts[:2] if which == "f" else parts
+        read = parts[:2] if which in ("f", "h", "j") else parts
         pool = [(part, c) for part, r in runs.items() if part in read for c in r["fails"]]
         picked = rng.sample(pool, min(n, len(pool)))
+        if which in ("h", "j"):   # with them, the violations the rules removed, read blind too
+            gone = [(part, c) for part in parts[2:] for c in runs[part]["fails"]
+                    if _removed(c["source"]["text"], c["follow_up"]["meta"])]
+            picked = rng.sample(picked + gone, len(picked) + len(gone))
     blind, key = [], {}
-    prefix = {"bc": "n", "d": "d", "e": "e", "f": "f"}[which]
+    prefix = {"bc": "n", "d": "d", "e": "e", "f": "f", "h": "h", "j": "j"}[which]
     for k, (part, c) in enumerate(picked, 1):
         fu, item_id = c["follow_up"], f"{prefix}-{k:02d}"
         blind.append({"id": item_id, "source": c["source"]["text"], "follow_up": fu["text"],
@@ -98,10 +110,58 @@ def draw(which: str, runs_dirs: list[Path], n: int, seed: int) -> None:
                       "follow_up_clusters": _clusters(fu["text"], fu["clusters"]),
                       "expectation": EXPECTATION})
         key[item_id] = {"case": c["id"], "part": part, "source_id": c["source_id"]}
+        if which in ("h", "j") and part in parts[2:]:
+            key[item_id]["removed"] = _removed(c["source"]["text"], fu["meta"])
         if which == "e":
             key[item_id]["in"] = [p for p in parts
                                   if (c["source_id"], fu["text"]) in made[p]]
     write_draw(stem, RULE, blind, runs, key)
+
+
+@functools.lru_cache(maxsize=1)
+def _swap() -> object:
+    from runner.tasks.coref.name_swap import NameSwap
+
+    return NameSwap()
+
+
+def _removed(source: str, meta: dict) -> str | None:
+    """Why name_swap's defaults would not make a follow-up made with ``fit_era`` off and no
+    gender share: ``name`` (the name is not swapped), ``old`` (the passage's median year is
+    before 1800), ``era`` (the new name is not among those the passage's time takes) or
+    ``pool`` (nor among any); None where they would."""
+    swap = _swap()
+    gender = swap.names(source).get(meta["old"])
+    if gender is None:
+        return "name"
+    pools = swap.pools_for(source)
+    if pools is None:
+        return "old"
+    if meta["new"] in pools[gender]:
+        return None
+    return "era" if meta["new"] in swap.pool[gender] else "pool"
+
+
+def later_rules(which: str) -> None:
+    """Parts h and j: which of the defaults' read violations the rules written after the part
+    was read would not make (the name is no longer swapped there, or the new name is not among
+    those the passage may take), kept in the key."""
+    stem = SETS[which][0]
+    path = READS / f"{stem}.key.json"
+    key = json.loads(path.read_text(encoding="utf-8"))
+    blind = json.loads((READS / f"{stem}.blind.json").read_text(encoding="utf-8"))["items"]
+    gone: dict[str, list[str]] = {"name": [], "renamed": []}
+    for it in blind:
+        if "removed" in key["key"][it["id"]]:
+            continue
+        old, new = it["changed"].split(" (")[0].split(" -> ")
+        why = _removed(it["source"], {"old": old, "new": new})
+        if why:
+            gone["name" if why in ("name", "old") else "renamed"].append(it["id"])
+    key["later_rules"] = {"command": f"python bench/coref_names_reads.py rules --part {which}",
+                          **gone}
+    path.write_text(json.dumps(key, indent=1) + "\n", encoding="utf-8")
+    print(f"part {which}: not swapped {gone['name']}; another new name {gone['renamed']}")
 
 
 def rules(runs_dirs: list[Path]) -> None:
@@ -147,7 +207,13 @@ LABELS = {"gap_b": "`coref_gap_b`", "gap_c": "`coref_gap_c`", "gap_d": "`coref_g
           "gap_e_lm": "`coref_gap_e`, new names ranked by the LM (`lm: smollm2`)",
           "gap_f_passage": "`coref_gap_f`, two people's names exchanged (`new_names: passage`)",
           "gap_g_passage": "`coref_gap_g`, two people's names exchanged (`new_names: passage`)",
-          "gap_f": "`coref_gap_f`, new names from the lists (the default; not read)"}
+          "gap_f": "`coref_gap_f`, new names from the lists (the default; not read)",
+          "gap_h": "`coref_gap_h`", "gap_i": "`coref_gap_i`",
+          "gap_h_before": "`coref_gap_h`, `fit_era` off, no gender share",
+          "gap_i_before": "`coref_gap_i`, `fit_era` off, no gender share",
+          "qed": "`coref_qed`", "gap_j": "`coref_gap_j`",
+          "qed_before": "`coref_qed`, `fit_era` off, no gender share",
+          "gap_j_before": "`coref_gap_j`, `fit_era` off, no gender share"}
 HEAD = ["| `name_swap`, part | passages | follow-ups | violations | per 100 passages | read | real "
         "(first / second) | validity (first / second) | real per 100 passages (first / second) "
         "| agreement |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
@@ -157,7 +223,8 @@ def _vals(key: dict, marks: dict, part: str) -> list[int]:
     """A read run's row: passages, follow-ups, violations, read, real to each reader, agreement,
     read by the second reader."""
     r = key["runs"][part]
-    ids = [i for i, k in key["key"].items() if part in k.get("in", [k["part"]])]
+    ids = [i for i, k in key["key"].items()
+           if part in k.get("in", [k["part"]]) and "removed" not in k]
     both = [i for i in ids if i in marks["second"]]
     return [r["sources"], r["follow_ups"], r["violations"], len(ids),
             sum(marks["first"][i] for i in ids), sum(marks["second"][i] for i in both),
@@ -178,6 +245,57 @@ def _part_rows(which: str) -> tuple[list[str], list[int], dict]:
         rows.append(_row(LABELS[part], *vals[:7], read2=vals[7]))
         tot = [a + b for a, b in zip(tot, vals)]
     return rows, tot, key
+
+
+def _before_and_after(which: str, rows: list[str], key: dict, marks: dict) -> str:
+    """Parts h and j: the defaults' violations read; the runs without the time and gender rules
+    counted, and those of their violations the defaults would not make read among them."""
+    stem, parts = SETS[which]
+    both = [a + b for a, b in zip(*(_vals(key, marks, p) for p in parts[:2]))]
+    gone = [i for i, k in key["key"].items() if "removed" in k]
+    g1, g2 = (sum(marks[rd][i] for i in gone) for rd in ("first", "second"))
+    agree = sum(marks["first"][i] == marks["second"][i] for i in gone)
+    before = [key["runs"][p] for p in parts[2:]]
+    n_src = sum(r["sources"] for r in before)
+    rows = rows[:2] + [_row("both, the defaults", *both[:7], read2=both[7])] + rows[2:] + [
+        _row("of those, the violations the defaults would not make", n_src,
+             sum(r["follow_ups"] for r in before), len(gone), len(gone), g1, g2, agree)]
+    built = {"h": "GAP's parts h and i, built after parts b to g were read and the rules "
+                  "written on them (the time of the passage, the gender share, venues, a "
+                  "surname's later word)",
+             "j": "QED's Wikipedia paragraphs and GAP's part j, built after parts h and i were "
+                  "read and the rules written on them (names in use through the twentieth "
+                  "century, no Anglo name of another origin, a year before 1000)"}[which]
+    read = (f"every one of the defaults' {both[2]} violations read as above"
+            if both[3] == both[2] else
+            f"{both[3]} of the defaults' {both[2]} violations drawn at random and read as above")
+    return "\n".join(HEAD + rows) + (
+        f"\n\nOn {built} (`{_suite(parts[0])}`, `{_suite(parts[1])}`, then `draw --part "
+        f"{which}` with their runs and those of `{_suite(parts[2])}`, `{_suite(parts[3])}`): "
+        f"{read}, and with them, mixed in and read blind alike, the {len(gone)} violations of "
+        f"the runs without the rules on time and gender (`fit_era: false`, "
+        f"`min_gender_share: 0.5`) that the defaults would not make (`bench/reads/{stem}.*`). "
+        f"Real per 100 passages in the last row: those it removes. xrenner could not answer "
+        f"{', '.join(str(r['errors']) for r in key['runs'].values())} cases (it put one mention "
+        f"in two clusters)." + _later(key, marks))
+
+
+def _later(key: dict, marks: dict) -> str:
+    """The sentence on the rules written after a part was read, counted on its read violations
+    (``rules --part h|j``)."""
+    if "later_rules" not in key:
+        return ""
+    rules, read = key["later_rules"], sum("removed" not in k for k in key["key"].values())
+
+    def false(ids: list[str]) -> str:
+        return " / ".join(str(sum(not marks[rd][i] for i in ids)) for rd in ("first", "second"))
+
+    return (f"\n\nOf the defaults' {read} read violations, the rules written after this part "
+            f"was read would not make {len(rules['name'])} (the name is no longer swapped there; "
+            f"{false(rules['name'])} of them false alarms to the two readers), and would give "
+            f"{len(rules['renamed'])} another new name (their old one is not among those the "
+            f"passage's time now takes; {false(rules['renamed'])} false alarms) "
+            f"(`{rules['command']}`).")
 
 
 def _errors(key: dict) -> int:
@@ -221,6 +339,8 @@ def table(which: str = "bc") -> str:
             f"\n\nOn GAP's part d, built after those two rules (`{_suite('gap_d')}`; `draw "
             f"--part d RUN`): every one of its {tot[2]} violations read as above "
             f"(`bench/reads/{SETS['d'][0]}.*`); xrenner could not answer {_errors(key)} cases.")
+    if which in ("h", "j"):
+        return _before_and_after(which, rows, key, marks)
     if which == "f":
         read = sum(key["runs"][p]["violations"] for p in SETS["f"][1][:2])
         f_rows, _, _ = _part_rows("f")
@@ -257,12 +377,17 @@ def main() -> int:
     d.add_argument("--n", type=int, default=50)
     d.add_argument("--seed", type=int, default=13)
     r = sub.add_parser("rules")
-    r.add_argument("runs", type=Path, nargs=2)
+    r.add_argument("runs", type=Path, nargs="*")
+    r.add_argument("--part", choices=["bc", "h", "j"], default="bc")
     ap.add_argument("--part", choices=list(SETS), default="bc")
     args = ap.parse_args()
     if args.cmd == "draw":
         draw(args.part, args.runs, args.n, args.seed)
+    elif args.cmd == "rules" and args.part != "bc":
+        later_rules(args.part)
     elif args.cmd == "rules":
+        if len(args.runs) != 2:
+            sys.exit("rules --part bc takes the runs of bench/coref_names_gap_b.yaml, _gap_c.yaml")
         rules(args.runs)
     else:
         print(table(args.part))

@@ -3,7 +3,8 @@
 Apache-2.0; the text is Wikipedia's, CC BY-SA 3.0), text none of CREST's checks was chosen on.
 
 Usage: python bench/make_coref_gap.py GAP_DIR [test|development|validation|test-d|test-e|test-f|
-       development-g]
+       development-g|test-h|development-i|
+       development-j]
     test (default): suites/data/coref_gap.jsonl, from gap-test.tsv
     development: suites/data/coref_gap_b.jsonl, from gap-development.tsv (built after
         coref_gap.jsonl was read, to measure ``lm_proposed``)
@@ -18,6 +19,14 @@ Usage: python bench/make_coref_gap.py GAP_DIR [test|development|validation|test-
         (built after part e was read, to measure name_swap's ``new_names: passage``)
     development-g: suites/data/coref_gap_g.jsonl, from gap-development.tsv, the 2 × PASSAGES
         kept after those of coref_gap_b.jsonl (built with part f, for the same)
+    test-h: suites/data/coref_gap_h.jsonl, the PASSAGES kept after those of coref_gap_f.jsonl
+        (built after parts b to g were read, to measure name_swap's ``fit_era``, its gender
+        share and its venue rule; gap-test.tsv keeps only 90 more)
+    development-i: suites/data/coref_gap_i.jsonl, the PASSAGES kept after those of
+        coref_gap_g.jsonl (built with part h, for the same)
+    development-j: suites/data/coref_gap_j.jsonl, the PASSAGES kept after those of
+        coref_gap_i.jsonl (built after parts h and i were read, to measure the rules written
+        on them: names in use through the twentieth century, Anglo names of no other origin)
 
 GAP_DIR is a checkout of the repository or a git directory of it (``git show HEAD:…``). The
 passages are the ``Text`` column of ``gap-test.tsv`` in file order: each a few sentences of a
@@ -46,7 +55,10 @@ PARTS = {"test": ("test", "coref_gap.jsonl", 0, PASSAGES),
          "test-d": ("test", "coref_gap_d.jsonl", PASSAGES, PASSAGES),
          "test-e": ("test", "coref_gap_e.jsonl", 2 * PASSAGES, PASSAGES),
          "test-f": ("test", "coref_gap_f.jsonl", 3 * PASSAGES, PASSAGES),
-         "development-g": ("development", "coref_gap_g.jsonl", PASSAGES, 2 * PASSAGES)}
+         "development-g": ("development", "coref_gap_g.jsonl", PASSAGES, 2 * PASSAGES),
+         "test-h": ("test", "coref_gap_h.jsonl", 4 * PASSAGES, PASSAGES),
+         "development-i": ("development", "coref_gap_i.jsonl", 3 * PASSAGES, PASSAGES),
+         "development-j": ("development", "coref_gap_j.jsonl", 4 * PASSAGES, PASSAGES)}
 
 
 def read_tsv(gap: Path, split: str) -> str:

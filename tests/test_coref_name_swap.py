@@ -28,7 +28,7 @@ def _follow_ups(swap, text, seed=0):
 def test_every_occurrence_changes_to_one_name_of_the_same_gender(swap):
     from runner.tasks.coref.name_swap import _genders
 
-    text = ("Daniel Bernoulli wrote Hydrodynamica. His father resented Daniel's fame, and "
+    text = ("Daniel Hartwell wrote a treatise. His father resented Daniel's fame, and "
             "Daniel left Basel.")
     fus = _follow_ups(swap, text)
     assert len(fus) == 2 and len({f.meta["new"] for f in fus}) == 2
@@ -159,7 +159,7 @@ def test_origin_decides_which_names_are_swapped_and_their_replacements():
 def test_a_first_name_that_is_also_a_surname_needs_a_full_name(swap):
     alone = "In his second game, Thomas won a penalty. Later Thomas and Symes each scored."
     assert not _follow_ups(swap, alone)
-    full = "Thomas Hardy wrote novels. In 1910 Thomas said he would write poems."
+    full = "Thomas Hartwell wrote novels. In 1910 Thomas said he would write poems."
     assert {f.meta["old"] for f in _follow_ups(swap, full)} == {"Thomas"}
 
 
@@ -186,3 +186,50 @@ def test_passage_mode_exchanges_two_peoples_names_of_one_gender():
     assert not _follow_ups(swap, "Lisa Brown said she had won. Later, Tom Smith thanked her.")
     with pytest.raises(ValueError, match="new_names: passage"):
         NameSwap(new_names="passage", lm="smollm2")
+
+
+@pytest.mark.parametrize("text, year", [
+    ("Susan Linn Sage (1866--1933) married James Cooper (1858--1938).", 1862.0),
+    ("Gabriela Silang, an 18th-century Filipina, led a revolt.", 1700),
+    ("In the nineteenth century she wrote novels.", 1800),
+    ("Hagrold defended Bayeux in 944 and seized Louis.", 944),
+    ("She ran in 300 seconds in 1990.", 1990),
+    ("She ran 1500 metres in 300 seconds.", 1500),
+    ("It seated 300 people in all.", None),
+])
+def test_a_passages_year_is_the_median_of_those_it_names(text, year):
+    from runner.tasks.coref.name_swap import passage_year
+
+    assert passage_year(text) == year
+
+
+def test_new_names_fit_the_passages_time(swap):
+    from runner.tasks.coref.name_swap import NameSwap
+
+    old = "Catherine Parr married Henry in 1543. Catherine outlived him."
+    assert not _follow_ups(swap, old)                      # before 1800: no list fits
+    victorian = "Susan Sage (1866--1933) married in 1890. Susan had a son."
+    modern = "Susan Sage is a detective. Susan has a son."   # no year: any time of the 1900s
+    for text, pool in ((victorian, swap.classic), (modern, swap.timeless)):
+        fus = _follow_ups(swap, text)
+        assert fus and all(f.meta["new"] in pool["female"] for f in fus)
+    assert "Kaitlyn" in swap.pool["female"] and "Kaitlyn" not in swap.timeless["female"]
+    assert "Jillian" not in swap.classic["female"]
+    assert NameSwap(fit_era=False).pools_for(old) is not None
+
+
+@pytest.mark.parametrize("text, name", [
+    ("Joe's Pub hosted the show. Joe's Pub is in New York. He sang there.", "Joe"),
+    ("Wes Thomas scored twice. Thomas and Symes each scored again.", "Thomas"),
+])
+def test_a_venue_or_a_surname_is_not_swapped(swap, text, name):
+    assert name not in swap.names(text)
+
+
+def test_names_of_either_gender_or_of_another_origin_are_left():
+    from runner.tasks.coref.name_swap import NameSwap
+
+    swap = NameSwap()
+    for name in ("Jody", "Marion", "Jose", "Mario"):
+        assert all(name not in v for v in (*swap.swapped.values(), *swap.pool.values()))
+    assert "Jody" in NameSwap(min_gender_share=0.5).pool["female"]

@@ -251,10 +251,13 @@ TRANSFORMATIONS.add(
     violation="giving a person another first name of the same gender, at every occurrence, "
               "changed which mentions the system puts together",
     description="CheckList's change_names for coreference: the first name of a person "
-                "(spaCy's PERSON entities; one gender in origin's first-name lists; not a place "
-                "in WordNet; every occurrence a name) replaced at every occurrence by another "
-                "of the same gender (from new_origin's lists, by default origin's), absent "
-                "from the passage; at most max_follow_ups per source.",
+                "(spaCy's PERSON entities; one gender in origin's first-name lists and in the "
+                "US SSA's counts; with origin anglo, not mostly borne by Hispanic or Asian "
+                "people; not a place in WordNet; every occurrence a name, none a venue's) "
+                "replaced at every occurrence by another "
+                "of the same gender (from new_origin's lists, by default origin's; with fit_era "
+                "one of the passage's time), absent from the passage; at most max_follow_ups "
+                "per source.",
     params={
         "max_follow_ups": _max_follow_ups(6, "Follow-ups kept per source (seeded order)."),
         "names_per_person": {"type": "integer", "minimum": 1, "maximum": 100, "default": 2,
@@ -289,6 +292,17 @@ TRANSFORMATIONS.add(
                           "description": "With lm: words before the name in the window."},
         "lm_right_words": {"type": "integer", "minimum": 0, "maximum": 200, "default": 8,
                            "description": "With lm: words after it in the window."},
+        "fit_era": {"type": "boolean", "default": True,
+                    "description": "New names of the passage's time: none swapped where the "
+                                   "median year the passage names is before 1800; before "
+                                   "1940, only names with 300 or more births per million in "
+                                   "1880-1919 (US SSA counts); otherwise (a later year or "
+                                   "none) only names with 100 or more per million in every "
+                                   "decade of 1900-1999. false: any name of the lists."},
+        "min_gender_share": {"type": "number", "minimum": 0.5, "maximum": 1, "default": 0.8,
+                             "description": "Least share of a name's births (US SSA counts) of "
+                                            "its gender, for the name swapped and the new one: "
+                                            "no 'Jody' or 'Marion'."},
         "batch_size": _MODEL_BATCH, "fp16": _FP16,
     },
     relation="blanc", models=lambda p: bool(p.get("lm")),

