@@ -277,7 +277,8 @@ def _before_and_after(which: str, rows: list[str], key: dict, marks: dict) -> st
         f"`min_gender_share: 0.5`) that the defaults would not make (`bench/reads/{stem}.*`). "
         f"Real per 100 passages in the last row: those it removes. xrenner could not answer "
         f"{', '.join(str(r['errors']) for r in key['runs'].values())} cases (it put one mention "
-        f"in two clusters)." + _later(key, marks))
+        f"in two clusters)." + (f" As for the code, {key['code']}." if "code" in key else "")
+        + _later(key, marks))
 
 
 def _later(key: dict, marks: dict) -> str:

@@ -306,6 +306,8 @@ for _name, _module, *_args in (("re-r1-lm", "re_r1_lm"), ("re-named-again", "re_
                                ("coref-names-d", "coref_names_reads", "d"),
                                ("coref-names-e", "coref_names_reads", "e"),
                                ("coref-names-f", "coref_names_reads", "f"),
+                               ("coref-names-h", "coref_names_reads", "h"),
+                               ("coref-names-j", "coref_names_reads", "j"),
                                ("xrenner-mends", "xrenner_mends"),
                                ("ner-shuffle-subtypes", "ner_shuffle_subtypes"),
                                ("ner-redocred", "ner_redocred_reads"),

@@ -233,3 +233,15 @@ def test_names_of_either_gender_or_of_another_origin_are_left():
     for name in ("Jody", "Marion", "Jose", "Mario"):
         assert all(name not in v for v in (*swap.swapped.values(), *swap.pool.values()))
     assert "Jody" in NameSwap(min_gender_share=0.5).pool["female"]
+
+
+@pytest.mark.parametrize("text", [
+    "In 1985, he co-starred with Geena Davis in the TV show Sara, playing her neighbour.",
+    "His films include A Fish Called Wanda. He liked it.",
+    'Katherine Kiernan Maria "Kate" Mulgrew is an actress. Katherine said she was happy.',
+    "She was the daughter of Charles Graham (Carl) Anderson. Carl was a banker.",
+    "It was written by Lewis Carroll, who loved puzzles. Lewis was a don.",
+    "This forced Alexander the Great to countermarch. Alexander won the battle.",
+])
+def test_a_title_a_nickname_an_epithet_or_a_famous_person_is_left(swap, text):
+    assert not swap.names(text)

@@ -74,6 +74,15 @@ RANKS = re.compile(r"\b(?:King|Queen|Emperor|Empress|Tsar|Czar|Tsarina|Kaiser|Su
                    r"Grand Duke)\s+$", re.IGNORECASE)
 #: A regnal number after a name ("Louis IV", "Henry VIII").
 REGNAL = re.compile(r"^\s+(?:I{1,3}|IV|VI{0,3}|IX|XI{0,3}|XIV|XVI{0,3})\b")
+#: After a name: an epithet ("Alexander the Great", "William the Conqueror").
+EPITHET = re.compile(r"^\s+the\s+[A-Z]")
+#: A name in a work's title: after "the TV show", "A Fish Called".
+WORK = re.compile(r"\b(?:show|film|series|movie|novel|book|album|song|play|sitcom|musical|opera|"
+                  r"episode|single|Called|Named|Titled)\s+$")
+#: A nickname beside a name: the name in brackets or quotes ("Charles (Carl) Anderson"), or a
+#: quoted or bracketed word a few names after it ("Katherine Kiernan Maria "Kate" Mulgrew").
+NICKNAME_AFTER = re.compile(r"^(?:\s+[A-Z][\w.'-]*){0,3}\s+[\"\u201c(][A-Z][a-z]+[\"\u201d)]")
+_OPENING, _CLOSING = "(\"\u201c", ")\"\u201d"
 #: A possessive before a capitalised word: a venue's or a brand's name ("Joe's Pub").
 VENUE = re.compile(r"^['\u2019]s?\s+[A-Z]")
 #: fit_era: a passage whose median year is before OLDEST_YEAR swaps no name; one before
@@ -125,10 +134,11 @@ def _first_name_use() -> dict[str, dict[str, list[float]]]:
 
 
 def _name_words(ent: Any) -> list[Any]:
-    """A person entity's words without titles ("Dr.") and punctuation."""
+    """A person entity's words without titles ("Dr."), punctuation and a possessive "'s"."""
     from runner.tasks.ner.transforms.entity_swap import _TITLES
 
-    return [t for t in ent if not (t.is_punct or t.text.lower().rstrip(".") in _TITLES)]
+    return [t for t in ent if not (t.is_punct or t.text.lower().rstrip(".") in _TITLES
+                                   or t.text.lower() in ("'s", "\u2019s"))]
 
 
 def passage_year(text: str) -> float | None:
@@ -160,6 +170,16 @@ def _is_place(word: str) -> bool:
 def _is_a_title(word: str) -> bool:
     """A book's name too ("Matthew", "Daniel", "Ruth": WordNet's noun.communication)."""
     return "noun.communication" in _lexnames(word)
+
+
+def _is_famous(words: list[Any]) -> bool:
+    """Whether WordNet knows the full name as one person ("Lewis Carroll", "Anne Boleyn",
+    "Fred Astaire"): a name history fixed, not one to swap."""
+    wn = _wordnet()
+    for name in {" ".join(t.text for t in words), f"{words[0].text} {words[-1].text}"}:
+        if any(s.instance_hypernyms() for s in wn.synsets(name.replace(" ", "_"), "n")):
+            return True
+    return False
 
 
 def _unknown_to_wordnet(word: str) -> bool:
@@ -248,6 +268,7 @@ class NameSwap(Transformation):
         genders = _genders()
         found: dict[str, str] = {}
         full: set[str] = set()
+        famous: set[str] = set()
         for ent in doc.ents:
             if ent.label_ != "PERSON":
                 continue
@@ -258,11 +279,13 @@ class NameSwap(Transformation):
             first = words[0].text
             if len(words) > 1:
                 full.add(first)
+                if _is_famous(words):
+                    famous.add(first)
             gender = genders.get(first)
             if (gender and first in self.swapped[gender] and first[0].isupper()
                     and not _is_place(first)):
                 found.setdefault(first, gender)
-        return {n: g for n, g in found.items() if self._every_use_a_name(n, doc)
+        return {n: g for n, g in found.items() if n not in famous and self._every_use_a_name(n, doc)
                 and (n in full or not (_is_a_title(n) or n in _surnames()))}
 
     @staticmethod
@@ -277,7 +300,10 @@ class NameSwap(Transformation):
                 return False
             if any(s <= m.start() and m.end() <= e for s, e in other + later):
                 return False
-            if VENUE.match(doc.text[m.end():m.end() + 40]):
+            before, after = doc.text[max(0, m.start() - 20):m.start()], doc.text[m.end():m.end() + 60]
+            if (VENUE.match(after) or EPITHET.match(after) or WORK.search(before)
+                    or NICKNAME_AFTER.match(after)
+                    or (before[-1:] and before[-1] in _OPENING and after[:1] in _CLOSING)):
                 return False
             in_person = any(s <= m.start() and m.end() <= e for s, e in person)
             token = doc.char_span(m.start(), m.end(), alignment_mode="expand")
