@@ -9,11 +9,12 @@ from runner.tasks.ner.relations import MR2SamePrediction
 from runner.tasks.ner.transforms.abbreviations import Abbreviations, abbreviation_table
 from runner.tasks.ner.transforms.case import Case, title
 from runner.tasks.ner.transforms.contractions import Contractions
-from runner.tasks.ner.transforms.entity_swap import EntitySwap, first_names, income_groups
+from runner.tasks.ner.transforms.entity_swap import EntitySwap, income_groups
 from runner.tasks.ner.transforms.numbers import Numbers, ordinal_words, parse_words, to_words
 from runner.tasks.ner.transforms.punctuation import Punctuation
 from runner.tasks.ner.transforms.typos import KEYBOARD, Typos, homophones
 from runner.tasks.ner.types import Prediction, Sentence, Span
+from runner.text.names import first_names
 
 
 def sentence(text, *entities):

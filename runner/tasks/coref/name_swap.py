@@ -7,8 +7,8 @@ links "Daniel … he" but not "Jose … he", or draws "Daniel's equal" as a ment
 A name is swapped only when it is certainly a person's:
 - the first word of a person's name in spaCy's entities (titles such as "Dr." skipped; a name
   with a lower-case word other than a particle, such as the film "Jules et Jim", is not one);
-- a first name of one gender only in the shipped lists (Faker's, MIT; ``runner/tasks/ner/
-  transforms/data``); one that is also an English surname ("Thomas", "Clayton", ``data/
+- a first name of one gender only in the shipped lists (Faker's, MIT; ``runner/text/data``);
+  one that is also an English surname ("Thomas", "Clayton", ``data/
   surnames.txt``) only where the passage gives it as the first word of a full name;
 - a name of ``origin``'s lists (Anglo by default: an Anglo name is replaced by an Anglo name,
   so "Libya's Prime Minister, Mahmoud Jibril" is left alone);
@@ -109,7 +109,7 @@ _NOT_A_NAME = {"noun.location", "noun.group", "noun.artifact", "noun.object"}
 @functools.lru_cache(maxsize=1)
 def _genders() -> dict[str, str]:
     """First name → its one gender over every origin's lists (a name in both is left out)."""
-    from runner.tasks.ner.transforms.entity_swap import first_names
+    from runner.text.names import first_names
 
     seen: dict[str, set[str]] = {}
     for by_gender in first_names().values():
@@ -135,9 +135,9 @@ def _first_name_use() -> dict[str, dict[str, list[float]]]:
 
 def _name_words(ent: Any) -> list[Any]:
     """A person entity's words without titles ("Dr."), punctuation and a possessive "'s"."""
-    from runner.tasks.ner.transforms.entity_swap import _TITLES
+    from runner.text.names import TITLES
 
-    return [t for t in ent if not (t.is_punct or t.text.lower().rstrip(".") in _TITLES
+    return [t for t in ent if not (t.is_punct or t.text.lower().rstrip(".") in TITLES
                                    or t.text.lower() in ("'s", "\u2019s"))]
 
 
@@ -387,7 +387,7 @@ class NameSwap(Transformation):
 def _names_of(origin: str | list[str], genders: dict[str, str]) -> dict[str, set[str]]:
     """The names of one gender only of ``origin``'s lists (one, several, or 'any'), by gender;
     the Anglo lists without names of another origin (``OTHER_ORIGIN``)."""
-    from runner.tasks.ner.transforms.entity_swap import first_names
+    from runner.text.names import first_names
 
     lists = first_names()
     origins = sorted(lists) if origin == "any" else (

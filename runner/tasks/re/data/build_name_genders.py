@@ -1,6 +1,6 @@
 """Regenerate ``name_genders.json`` (first name → ``male``/``female``, MR-R1's gender of a person
 slot) from the person-name lists of Faker (MIT licence, Copyright (c) 2012 Daniele Faraglia; the
-licence text is in ``runner/tasks/ner/transforms/data/README.md``). Not imported by mtrun; run
+licence text is in ``runner/text/data/README.md``). Not imported by mtrun; run
 by hand when the list should change:
 
     pip download faker==40.54.0 --no-deps -d /tmp/faker && cd /tmp/faker && unzip -q faker-*.whl

@@ -92,7 +92,7 @@ def people(faker_dir: str, rng: random.Random, per_origin: int = 40) -> dict[str
     """Full names, ``per_origin`` per gender and origin: a first name of mtrun's lists with a last
     name of a Faker provider of the same origin."""
     sys.path.insert(0, faker_dir)
-    firsts = json.loads((ROOT / "runner/tasks/ner/transforms/data/first_names.json")
+    firsts = json.loads((ROOT / "runner/text/data/first_names.json")
                         .read_text(encoding="utf-8"))
     out: dict[str, list[str]] = {"male": [], "female": []}
     for origin, locales in firsts["origins"].items():
@@ -178,7 +178,7 @@ def main(faker_dir: str) -> None:
         if line.strip() and not line.startswith("#"):
             key, name = line.split("\t")
             add(key, name, "pool")
-    firsts = json.loads((ROOT / "runner/tasks/ner/transforms/data/first_names.json")
+    firsts = json.loads((ROOT / "runner/text/data/first_names.json")
                         .read_text(encoding="utf-8"))
     for by_gender in firsts["names"].values():
         for gender, names in by_gender.items():

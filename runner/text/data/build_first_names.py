@@ -2,7 +2,7 @@
 README.md in this folder). Not imported by mtrun; run by hand when the lists should change:
 
     pip download faker==40.54.0 --no-deps -d /tmp/faker && cd /tmp/faker && unzip -q faker-*.whl
-    python runner/tasks/ner/transforms/data/build_first_names.py /tmp/faker
+    python runner/text/data/build_first_names.py /tmp/faker
 
 Kept: one-word names in Latin script, capitalised, three letters or more, that are neither a
 common noun, verb or adjective of English (a lower-case lemma of WordNet 3.0: "Grace", "Will",
