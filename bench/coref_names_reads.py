@@ -14,6 +14,8 @@ GAP, each read by two readers, the second blind; beside CREST's defaults on the 
 - part ``f``: GAP's parts f and g, built after part e was read: two people's first names of
   one gender exchanged (``new_names: passage``), read; the defaults run on part f for their
   count only; ``bench/reads/coref_names_f.*``;
+- part ``k``: the openings of Re-DocRED's Wikipedia articles, built after part j was read and
+  the rules written on it, the defaults, every violation read; ``bench/reads/coref_names_k.*``;
 - part ``h``: GAP's parts h and i, built after parts b to g were read and the rules written on
   them (``fit_era``, the gender share, venues, a surname's later word): the defaults, read;
   beside, for their counts only, the same passages with ``fit_era`` off and no gender share
@@ -30,7 +32,8 @@ GAP, each read by two readers, the second blind; beside CREST's defaults on the 
     python bench/coref_names_reads.py rules GAP_B_RUN GAP_C_RUN
         which read violations of part bc the rules would not have made, and the counts of
         runs of the same suites with them
-    python bench/coref_names_reads.py [--part bc|d|e|f|h]
+    python bench/coref_names_reads.py draw --part k REDOCRED_RUN
+    python bench/coref_names_reads.py [--part bc|d|e|f|h|j|k]
         a part's table, once its draw's .first.json and .second.json hold the marks
 """
 from __future__ import annotations
@@ -53,7 +56,8 @@ SETS = {"bc": ("coref_names", ("gap_b", "gap_c")), "d": ("coref_names_d", ("gap_
          "e": ("coref_names_e", ("gap_e", "gap_e_lm")),
          "f": ("coref_names_f", ("gap_f_passage", "gap_g_passage", "gap_f")),
          "h": ("coref_names_h", ("gap_h", "gap_i", "gap_h_before", "gap_i_before")),
-         "j": ("coref_names_j", ("qed", "gap_j", "qed_before", "gap_j_before"))}
+         "j": ("coref_names_j", ("qed", "gap_j", "qed_before", "gap_j_before")),
+         "k": ("coref_names_k", ("redocred",))}
 RULE = ("real = the follow-up is a fair, natural edit of the source (a person's first name "
         "replaced, at every occurrence, by another first name of the same gender that can stand "
         "there; giving the person another name is the edit itself, and does not by itself count "
@@ -98,7 +102,7 @@ def draw(which: str, runs_dirs: list[Path], n: int, seed: int) -> None:
                     if _removed(c["source"]["text"], c["follow_up"]["meta"])]
             picked = rng.sample(picked + gone, len(picked) + len(gone))
     blind, key = [], {}
-    prefix = {"bc": "n", "d": "d", "e": "e", "f": "f", "h": "h", "j": "j"}[which]
+    prefix = {"bc": "n", "d": "d", "e": "e", "f": "f", "h": "h", "j": "j", "k": "k"}[which]
     for k, (part, c) in enumerate(picked, 1):
         fu, item_id = c["follow_up"], f"{prefix}-{k:02d}"
         blind.append({"id": item_id, "source": c["source"]["text"], "follow_up": fu["text"],
@@ -213,7 +217,8 @@ LABELS = {"gap_b": "`coref_gap_b`", "gap_c": "`coref_gap_c`", "gap_d": "`coref_g
           "gap_i_before": "`coref_gap_i`, `fit_era` off, no gender share",
           "qed": "`coref_qed`", "gap_j": "`coref_gap_j`",
           "qed_before": "`coref_qed`, `fit_era` off, no gender share",
-          "gap_j_before": "`coref_gap_j`, `fit_era` off, no gender share"}
+          "gap_j_before": "`coref_gap_j`, `fit_era` off, no gender share",
+          "redocred": "`coref_redocred`"}
 HEAD = ["| `name_swap`, part | passages | follow-ups | violations | per 100 passages | read | real "
         "(first / second) | validity (first / second) | real per 100 passages (first / second) "
         "| agreement |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
@@ -335,6 +340,14 @@ def table(which: str = "bc") -> str:
                     f"{sum(r['follow_ups'] for r in rr.values()):,} follow-ups (the new names "
                     f"are drawn again; `python bench/coref_names_reads.py rules RUN_B RUN_C`).")
         return out
+    if which == "k":
+        return "\n".join(HEAD + rows) + (
+            f"\n\nOn the openings of Re-DocRED's Wikipedia articles, built after QED's paragraphs "
+            f"and GAP's part j were read and the rules written on them (a work's title, a "
+            f"nickname, an epithet, a person WordNet knows by the full name; "
+            f"`{_suite('redocred')}`, then `draw --part k RUN`): every one of its {tot[2]} "
+            f"violations read as above (`bench/reads/{SETS['k'][0]}.*`); xrenner could not "
+            f"answer {_errors(key)} cases.")
     if which == "d":
         return "\n".join(HEAD + rows) + (
             f"\n\nOn GAP's part d, built after those two rules (`{_suite('gap_d')}`; `draw "

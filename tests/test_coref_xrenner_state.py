@@ -125,3 +125,14 @@ def test_mends_false_runs_xrenner_as_shipped_and_says_so(xrenner):
             shipped.analyze(shipped._parse(text)[0])
     finally:
         XrennerCoref()                     # the module's fixture instance relies on the mends
+
+
+@pytest.mark.slow
+def test_a_document_xrenner_exits_on_is_that_documents_error(xrenner):
+    """xrenner calls sys.exit when it reads a cycle in a parse; the run goes on."""
+    from runner.sut.remote import SUTCallError
+
+    texts = _passages("coref_redocred.jsonl", {"redocred-dev-201"})
+    answers = xrenner._predict_raw(texts + ["Anna Smith sang. She won."])
+    assert isinstance(answers[0], SUTCallError) and "exit" in str(answers[0])
+    assert not isinstance(answers[1], SUTCallError)

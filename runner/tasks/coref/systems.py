@@ -197,6 +197,9 @@ class XrennerCoref(CorefSystem):
             except Exception as exc:  # noqa: BLE001 — one document's crash is that case's error
                 out.append(SUTCallError(f"xrenner failed on this document: "
                                         f"{type(exc).__name__}: {exc}", splittable=False))
+            except SystemExit as exc:    # xrenner exits on a parse it reads as a cycle
+                out.append(SUTCallError(f"xrenner gave up on this document and tried to exit: "
+                                        f"{str(exc).strip()}", splittable=False))
         return out
 
 
