@@ -147,7 +147,7 @@ def _removed(source: str, meta: dict) -> str | None:
 
 
 def later_rules(which: str) -> None:
-    """Parts h and j: which of the defaults' read violations the rules written after the part
+    """Parts h, j and k: which of the defaults' read violations the rules written after the part
     was read would not make (the name is no longer swapped there, or the new name is not among
     those the passage may take), kept in the key."""
     stem = SETS[which][0]
@@ -347,7 +347,8 @@ def table(which: str = "bc") -> str:
             f"nickname, an epithet, a person WordNet knows by the full name; "
             f"`{_suite('redocred')}`, then `draw --part k RUN`): every one of its {tot[2]} "
             f"violations read as above (`bench/reads/{SETS['k'][0]}.*`); xrenner could not "
-            f"answer {_errors(key)} cases.")
+            f"answer {_errors(key)} cases (it put one mention in two clusters, or gave up on a "
+            f"parse). As for the code, {key['code']}." + _later(key, marks))
     if which == "d":
         return "\n".join(HEAD + rows) + (
             f"\n\nOn GAP's part d, built after those two rules (`{_suite('gap_d')}`; `draw "
@@ -392,7 +393,7 @@ def main() -> int:
     d.add_argument("--seed", type=int, default=13)
     r = sub.add_parser("rules")
     r.add_argument("runs", type=Path, nargs="*")
-    r.add_argument("--part", choices=["bc", "h", "j"], default="bc")
+    r.add_argument("--part", choices=["bc", "h", "j", "k"], default="bc")
     ap.add_argument("--part", choices=list(SETS), default="bc")
     args = ap.parse_args()
     if args.cmd == "draw":

@@ -308,6 +308,7 @@ for _name, _module, *_args in (("re-r1-lm", "re_r1_lm"), ("re-named-again", "re_
                                ("coref-names-f", "coref_names_reads", "f"),
                                ("coref-names-h", "coref_names_reads", "h"),
                                ("coref-names-j", "coref_names_reads", "j"),
+                               ("coref-names-k", "coref_names_reads", "k"),
                                ("xrenner-mends", "xrenner_mends"),
                                ("ner-shuffle-subtypes", "ner_shuffle_subtypes"),
                                ("ner-redocred", "ner_redocred_reads"),

@@ -245,3 +245,15 @@ def test_names_of_either_gender_or_of_another_origin_are_left():
 ])
 def test_a_title_a_nickname_an_epithet_or_a_famous_person_is_left(swap, text):
     assert not swap.names(text)
+
+
+def test_a_passage_of_another_nation_swaps_no_name():
+    from runner.tasks.coref.name_swap import NameSwap
+
+    french = "Louis Chollet was a French organist. Louis played at Saint-Thomas."
+    party = "William Armstrong was a Republican member of the House. William was a lawyer."
+    swap = NameSwap()
+    assert swap.nationality(french) == "French" and swap.pools_for(french) is None
+    assert swap.nationality(party) is None and swap.pools_for(party) is not None
+    assert NameSwap(fit_place=False).pools_for(french) is not None
+    assert NameSwap(origin="french").pools_for(french) is not None

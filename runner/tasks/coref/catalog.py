@@ -299,6 +299,10 @@ TRANSFORMATIONS.add(
                                    "1880-1919 (US SSA counts); otherwise (a later year or "
                                    "none) only names with 100 or more per million in every "
                                    "decade of 1900-1999. false: any name of the lists."},
+        "fit_place": {"type": "boolean", "default": True,
+                      "description": "With origin anglo: no name swapped where the passage says "
+                                     "someone is of a nation outside the English-speaking world "
+                                     "('was a French organist'). false: wherever."},
         "min_gender_share": {"type": "number", "minimum": 0.5, "maximum": 1, "default": 0.8,
                              "description": "Least share of a name's births (US SSA counts) of "
                                             "its gender, for the name swapped and the new one: "

