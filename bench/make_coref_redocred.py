@@ -1,6 +1,7 @@
 """Builds suites/data/coref_redocred.jsonl: the openings of Wikipedia articles for the
-coreference task, from Re-DocRED's development and test documents (github.com/tonytan48/Re-DocRED, commit
-ccfb54f, MIT; DocRED's documents, Yao et al. 2019, MIT; the text is Wikipedia's, CC BY-SA 3.0),
+coreference task, from Re-DocRED's development and test documents
+(github.com/tonytan48/Re-DocRED, commit ccfb54f, MIT; DocRED's documents, Yao et al. 2019, MIT;
+the text is Wikipedia's, CC BY-SA 3.0),
 text none of ``name_swap``'s rules was written on (built after the rules written on reading
 QED's paragraphs and GAP's part j, to measure them).
 

@@ -257,3 +257,8 @@ def test_a_passage_of_another_nation_swaps_no_name():
     assert swap.nationality(party) is None and swap.pools_for(party) is not None
     assert NameSwap(fit_place=False).pools_for(french) is not None
     assert NameSwap(origin="french").pools_for(french) is not None
+
+
+def test_a_kin_noun_that_gives_the_other_gender_keeps_the_name(swap):
+    text = "He opposed a marriage between his nephew, Stacey, and her niece. Stacey refused."
+    assert "Stacey" not in swap.names(text)

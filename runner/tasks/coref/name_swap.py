@@ -22,6 +22,7 @@ A name is swapped only when it is certainly a person's:
   lists; never a venue's or a brand's ("Joe's Pub": a possessive before a capitalised word),
   and never, for a name that is also a surname, a later word of a person's name ("Wes Thomas",
   "James Clayton");
+- not of the other gender by a kin noun before it ("his nephew, Stacey");
 - of one gender in the US Social Security Administration's counts too (``min_gender_share`` of
   its births, ``data/first_name_use.json``), like the new name: no "Jody" or "Marion", whom the
   passage may make either;
@@ -97,6 +98,11 @@ NOT_A_NATION = {"republican", "democrat", "democratic", "conservative", "liberal
                 "socialist", "communist", "christian", "catholic", "roman catholic", "protestant",
                 "anglican", "methodist", "baptist", "presbyterian", "jewish", "muslim", "quaker",
                 "mormon", "evangelical", "lutheran", "episcopalian", "whig", "tory", "unionist"}
+#: Kin nouns that give a person's gender ("his nephew, Stacey": Stacey is a man here).
+KIN = {**dict.fromkeys(("nephew", "son", "brother", "husband", "father", "uncle", "grandson",
+                        "boyfriend", "stepson", "stepfather"), "male"),
+       **dict.fromkeys(("niece", "daughter", "sister", "wife", "mother", "aunt", "granddaughter",
+                        "girlfriend", "stepdaughter", "stepmother"), "female")}
 #: A possessive before a capitalised word: a venue's or a brand's name ("Joe's Pub").
 VENUE = re.compile(r"^['\u2019]s?\s+[A-Z]")
 #: fit_era: a passage whose median year is before OLDEST_YEAR swaps no name; one before
@@ -155,9 +161,19 @@ def _name_words(ent: Any) -> list[Any]:
                                    or t.text.lower() in ("'s", "\u2019s"))]
 
 
+def _kin_gender(name: str, text: str) -> str | None:
+    """The gender a kin noun before the name gives its bearer ("his nephew, Stacey" → male)."""
+    kin = r"\b(?:his|her|their|my|our)\s+(\w+),?\s+" + re.escape(name) + r"\b"
+    for m in re.finditer(kin, text):
+        if m.group(1).lower() in KIN:
+            return KIN[m.group(1).lower()]
+    return None
+
+
 def passage_year(text: str) -> float | None:
     """The median of the years a passage names: a year from 1000 to 2099 ("1866", "the
-    1920s"), one before 1000 after a preposition ("in 944"), or a century's first ("18th-century", "the nineteenth century" → 1700, 1800)."""
+    1920s"), one before 1000 after a preposition ("in 944"), or a century's first
+    ("18th-century", "the nineteenth century" → 1700, 1800)."""
     years = [int(m.group(1)) for m in _YEAR.finditer(text)]
     years += [int(m.group(1)) for m in _EARLY_YEAR.finditer(text)]
     for m in _CENTURY.finditer(text):
@@ -300,7 +316,9 @@ class NameSwap(Transformation):
             if (gender and first in self.swapped[gender] and first[0].isupper()
                     and not _is_place(first)):
                 found.setdefault(first, gender)
-        return {n: g for n, g in found.items() if n not in famous and self._every_use_a_name(n, doc)
+        return {n: g for n, g in found.items()
+                if n not in famous and _kin_gender(n, text) in (None, g)
+                and self._every_use_a_name(n, doc)
                 and (n in full or not (_is_a_title(n) or n in _surnames()))}
 
     @staticmethod
@@ -315,7 +333,8 @@ class NameSwap(Transformation):
                 return False
             if any(s <= m.start() and m.end() <= e for s, e in other + later):
                 return False
-            before, after = doc.text[max(0, m.start() - 20):m.start()], doc.text[m.end():m.end() + 60]
+            before = doc.text[max(0, m.start() - 20):m.start()]
+            after = doc.text[m.end():m.end() + 60]
             if (VENUE.match(after) or EPITHET.match(after) or WORK.search(before)
                     or NICKNAME_AFTER.match(after)
                     or (before[-1:] and before[-1] in _OPENING and after[:1] in _CLOSING)):
