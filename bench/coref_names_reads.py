@@ -296,11 +296,12 @@ def _later(key: dict, marks: dict) -> str:
     def false(ids: list[str]) -> str:
         return " / ".join(str(sum(not marks[rd][i] for i in ids)) for rd in ("first", "second"))
 
+    renamed = (f", and would give {len(rules['renamed'])} another new name (their old one is "
+               f"not among those the passage's time now takes; {false(rules['renamed'])} false "
+               f"alarms)" if rules["renamed"] else "")
     return (f"\n\nOf the defaults' {read} read violations, the rules written after this part "
             f"was read would not make {len(rules['name'])} (the name is no longer swapped there; "
-            f"{false(rules['name'])} of them false alarms to the two readers), and would give "
-            f"{len(rules['renamed'])} another new name (their old one is not among those the "
-            f"passage's time now takes; {false(rules['renamed'])} false alarms) "
+            f"{false(rules['name'])} of them false alarms to the two readers){renamed} "
             f"(`{rules['command']}`).")
 
 
