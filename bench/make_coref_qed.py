@@ -56,7 +56,12 @@ def main(qed: str) -> None:
         seen.add(text)
         if MIN_WORDS <= len(text.split()) <= MAX_WORDS and PRONOUN.search(text):
             rows.append({"id": f"qed-{d['example_id']}", "text": detokenise(text)})
-    out = ROOT / "suites" / "data" / "coref_qed.jsonl"
+    write_passages(rows, "coref_qed.jsonl")
+
+
+def write_passages(rows: list[dict], name: str) -> None:
+    """``rows`` (id, text) as ``suites/data/<name>``, one JSON object a line."""
+    out = ROOT / "suites" / "data" / name
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
                    encoding="utf-8")
     print(f"wrote {len(rows)} passages to {out}")

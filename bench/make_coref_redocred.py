@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-from make_coref_qed import PRONOUN, detokenise  # noqa: E402
+from make_coref_qed import PRONOUN, detokenise, write_passages  # noqa: E402
 
 SENTENCES, MAX_WORDS = 4, 150
 
@@ -52,10 +52,7 @@ def main(repo: str) -> None:
         text = " ".join(words)
         if PRONOUN.search(text):
             rows.append({"id": f"redocred-{split}-{i}", "text": detokenise(text)})
-    out = ROOT / "suites" / "data" / "coref_redocred.jsonl"
-    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
-                   encoding="utf-8")
-    print(f"wrote {len(rows)} passages to {out}")
+    write_passages(rows, "coref_redocred.jsonl")
 
 
 if __name__ == "__main__":
