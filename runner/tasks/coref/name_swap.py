@@ -8,8 +8,8 @@ A name is swapped only when it is certainly a person's:
 - the first word of a person's name in spaCy's entities (titles such as "Dr." skipped; a name
   with a lower-case word other than a particle, such as the film "Jules et Jim", is not one);
 - a first name of one gender only in the shipped lists (Faker's, MIT; ``runner/text/data``);
-  one that is also an English surname ("Thomas", "Clayton", ``data/
-  surnames.txt``) only where the passage gives it as the first word of a full name;
+  one that is also an English surname ("Thomas", "Clayton", ``data/surnames.txt``) only where
+  the passage gives it as the first word of a full name;
 - a name of ``origin``'s lists (Anglo by default: an Anglo name is replaced by an Anglo name,
   so "Libya's Prime Minister, Mahmoud Jibril" is left alone);
 - not a place in WordNet ("Devon", "Georgia", "Austin"); a name that is also a book's
@@ -22,6 +22,10 @@ A name is swapped only when it is certainly a person's:
   lists; never a venue's or a brand's ("Joe's Pub": a possessive before a capitalised word),
   and never, for a name that is also a surname, a later word of a person's name ("Wes Thomas",
   "James Clayton");
+- never in a work's title ("the TV show Sara", "A Fish Called Wanda"), beside a nickname
+  ("Katherine … "Kate" Mulgrew", "Charles Graham (Carl) Anderson") or before an epithet
+  ("Alexander the Great"), and never of a person WordNet knows by the full name ("Lewis
+  Carroll", "Anne Boleyn"): names history fixed;
 - not of the other gender by a kin noun before it ("his nephew, Stacey");
 - of one gender in the US Social Security Administration's counts too (``min_gender_share`` of
   its births, ``data/first_name_use.json``), like the new name: no "Jody" or "Marion", whom the
@@ -59,8 +63,8 @@ import functools
 import itertools
 import json
 import random
-import statistics
 import re
+import statistics
 from pathlib import Path
 from typing import Any
 
