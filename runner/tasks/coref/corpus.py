@@ -12,9 +12,10 @@ the oracle for its follow-ups.
 
 ``conll2012``: the CoNLL-2011/2012 shared-task format (``#begin document (name); part 000`` …
 ``#end document``; the word in the fourth column, coreference brackets ``(3``, ``3)``, ``(3)`` in
-the last). Words are joined with single spaces except before closing punctuation, as the NER
-reader does. ``unit: document`` makes one document per part; ``unit: sentence`` one per sentence
-with only the clusters that have two mentions inside it (CREST tested sentences this way).
+the last). Words are joined with single spaces except before closing punctuation, as every
+tokenised corpus is (:mod:`runner.tasks.lines`). ``unit: document`` makes one document per part;
+``unit: sentence`` one per sentence with only the clusters that have two mentions inside it
+(CREST tested sentences this way).
 """
 from __future__ import annotations
 
@@ -22,9 +23,9 @@ import re
 from pathlib import Path
 from typing import Callable, Iterator
 
-from runner.tasks.ner.corpus import _NO_SPACE_AFTER, _NO_SPACE_BEFORE, CorpusReader
 from runner.errors import SuiteError
 from runner.tasks.jsonl import parse_json_line
+from runner.tasks.lines import NO_SPACE_AFTER, NO_SPACE_BEFORE, LineCorpus
 from runner.text.inline import InlineError, locate_once
 from runner.tasks.coref.types import (CorefDocument, CorefInputError, Mention, normalise_clusters,
                                       CorefPrediction, prediction_from_json)
@@ -47,9 +48,9 @@ def detect_format(path: Path, fmt: str) -> str:
                      f"corpus.format to one of: jsonl, text, conll2012", file=str(path))
 
 
-class CorefCorpusReader(CorpusReader):
-    """Documents of a coreference corpus. Reuses the NER reader's line reading (UTF-8 check,
-    byte-order mark) and length limit."""
+class CorefCorpusReader(LineCorpus):
+    """Documents of a coreference corpus, on the line reading every task shares (UTF-8 check,
+    byte-order mark, bounded lines) and its length limit."""
 
     def __init__(self, path: Path, fmt: str = "auto", *, max_sentence_chars: int = 5000,
                  unit: str = "document") -> None:
@@ -166,7 +167,7 @@ class CorefCorpusReader(CorpusReader):
             tokens = [t for s in unit for t in s]
             text, offsets = "", []
             for i, (tok, _, _) in enumerate(tokens):
-                if i and tok not in _NO_SPACE_BEFORE and tokens[i - 1][0] not in _NO_SPACE_AFTER:
+                if i and tok not in NO_SPACE_BEFORE and tokens[i - 1][0] not in NO_SPACE_AFTER:
                     text += " "
                 offsets.append((len(text), len(text) + len(tok)))
                 text += tok

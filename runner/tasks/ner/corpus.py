@@ -21,86 +21,23 @@ from typing import Any, Callable, Iterator, Mapping
 
 from runner.errors import SuiteError
 from runner.tasks.jsonl import parse_json_line
+from runner.tasks.lines import NO_SPACE_AFTER, NO_SPACE_BEFORE, LineCorpus
 from runner.tasks.ner.types import Sentence, Span
 
-_NO_SPACE_BEFORE = {",", ".", ";", ":", "!", "?", ")", "]", "}", "%", "'s", "n't", "'re", "'ve",
-                    "'ll", "'d", "'m"}
-_NO_SPACE_AFTER = {"(", "[", "{", "$"}
 
-
-def default_max_line_bytes(max_sentence_chars: int) -> int:
-    return 64 * max_sentence_chars + 65536
-
-
-class CorpusReader:
+class CorpusReader(LineCorpus):
     def __init__(self, path: Path, fmt: str, *, max_sentence_chars: int,
                  gold_label_map: Mapping[str, str | None] | None = None,
                  max_line_bytes: int | None = None) -> None:
-        self.path = Path(path)
-        self.fmt = fmt
-        self.max_sentence_chars = max_sentence_chars
-        self.max_line_bytes = max_line_bytes or default_max_line_bytes(max_sentence_chars)
+        super().__init__(path, fmt, max_sentence_chars=max_sentence_chars,
+                         max_line_bytes=max_line_bytes)
         self.gold_label_map = dict(gold_label_map or {})
-
-    #: what one source of this corpus is (the empty-corpus error names it)
-    item = "sentence"
 
     def _reader(self) -> Callable[[], Iterator[Any]]:
         """The generator of sources for :attr:`fmt`."""
         return {"text": self._text, "jsonl": self._jsonl, "conll": self._conll}[self.fmt]
 
-    def __iter__(self) -> Iterator[Any]:
-        from runner.tasks.ids import unique_ids
-
-        count = 0
-        for source in unique_ids(self._reader()(), self.path):
-            count += 1
-            yield source
-        if count == 0:
-            raise SuiteError(f"the corpus has no {self.item} (the file is empty or only blank "
-                             "lines)", file=str(self.path))
-
-    def count(self) -> int:
-        """Read the whole corpus once (validating it) without keeping it."""
-        return sum(1 for _ in self)
-
     # -- formats ---------------------------------------------------------------------------
-    def _lines(self) -> Iterator[tuple[int, str]]:
-        try:
-            handle = self.path.open("rb")
-        except OSError as exc:
-            raise SuiteError(f"cannot read the corpus: {exc.strerror}", file=str(self.path)) from None
-        with handle:
-            lineno = 0
-            while True:
-                # bounded read: a file of one huge line must not be read into memory whole
-                raw = handle.readline(self.max_line_bytes + 1)
-                if not raw:
-                    break
-                lineno += 1
-                if len(raw) > self.max_line_bytes and not raw.endswith(b"\n"):
-                    raise SuiteError(
-                        f"line longer than {self.max_line_bytes:,} bytes (the limit follows "
-                        "limits.max_sentence_chars). Is this file one sentence per line?",
-                        file=str(self.path), line=lineno)
-                try:
-                    line = raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    raise SuiteError(
-                        f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1}); "
-                        "re-encode the corpus as UTF-8, e.g. `iconv -f latin1 -t utf-8`",
-                        file=str(self.path), line=lineno) from None
-                if lineno == 1:
-                    line = line.lstrip("\ufeff")
-                yield lineno, line.rstrip("\r\n")
-
-    def _check_length(self, text: str, lineno: int) -> None:
-        if len(text) > self.max_sentence_chars:
-            raise SuiteError(
-                f"sentence of {len(text):,} characters; the limit is {self.max_sentence_chars:,} "
-                "(limits.max_sentence_chars). Is this file one sentence per line? Split long "
-                "documents into sentences first.", file=str(self.path), line=lineno)
-
     def _text(self) -> Iterator[Sentence]:
         for lineno, line in self._lines():
             text = line.strip()
@@ -182,7 +119,7 @@ class CorpusReader:
         first_line = tokens[0][2]
         text, offsets = "", []
         for i, (tok, _, _) in enumerate(tokens):
-            if i and tok not in _NO_SPACE_BEFORE and tokens[i - 1][0] not in _NO_SPACE_AFTER:
+            if i and tok not in NO_SPACE_BEFORE and tokens[i - 1][0] not in NO_SPACE_AFTER:
                 text += " "
             offsets.append((len(text), len(text) + len(tok)))
             text += tok
