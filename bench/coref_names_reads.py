@@ -14,12 +14,16 @@ GAP, each read by two readers, the second blind; beside CREST's defaults on the 
 - part ``f``: GAP's parts f and g, built after part e was read: two people's first names of
   one gender exchanged (``new_names: passage``), read; the defaults run on part f for their
   count only; ``bench/reads/coref_names_f.*``;
-- part ``k``: the openings of Re-DocRED's Wikipedia articles, built after part j was read and
-  the rules written on it, the defaults, every violation read; ``bench/reads/coref_names_k.*``;
 - part ``h``: GAP's parts h and i, built after parts b to g were read and the rules written on
   them (``fit_era``, the gender share, venues, a surname's later word): the defaults, read;
-  beside, for their counts only, the same passages with ``fit_era`` off and no gender share
-  (``bench/coref_names_gap_h_before.yaml``, ``_i_before.yaml``); ``bench/reads/coref_names_h.*``.
+  beside, the same passages with ``fit_era`` off and no gender share
+  (``bench/coref_names_gap_h_before.yaml``, ``_i_before.yaml``), counted, and those of their
+  violations the defaults would not make read blind with the others;
+  ``bench/reads/coref_names_h.*``;
+- part ``j``: QED's paragraphs and GAP's part j, built after part h was read, drawn and read as
+  part h (``bench/coref_names_qed*.yaml``, ``_gap_j*.yaml``); ``bench/reads/coref_names_j.*``;
+- part ``k``: the openings of Re-DocRED's Wikipedia articles, built after part j was read and
+  the rules written on it, the defaults, every violation read; ``bench/reads/coref_names_k.*``.
 
     python bench/coref_names_reads.py draw --part bc GAP_B_RUN GAP_C_RUN [--n 50] [--seed 13]
     python bench/coref_names_reads.py draw --part d GAP_D_RUN [--n 50] [--seed 13]
@@ -28,6 +32,7 @@ GAP, each read by two readers, the second blind; beside CREST's defaults on the 
         runs (``-o RUN``) of bench/coref_names_gap_b.yaml, _gap_c.yaml, _gap_d.yaml,
         _gap_e.yaml, _gap_e_lm.yaml, _gap_f_passage.yaml, _gap_g_passage.yaml, _gap_f.yaml
     python bench/coref_names_reads.py draw --part h H_RUN I_RUN H_BEFORE_RUN I_BEFORE_RUN
+    python bench/coref_names_reads.py draw --part j QED_RUN J_RUN QED_BEFORE_RUN J_BEFORE_RUN
         (``--n``: per run for part e; parts f and h draw from their first two runs)
     python bench/coref_names_reads.py rules GAP_B_RUN GAP_C_RUN
         which read violations of part bc the rules would not have made, and the counts of
@@ -131,8 +136,8 @@ def _swap() -> object:
 
 def _removed(source: str, meta: dict) -> str | None:
     """Why name_swap's defaults would not make a follow-up made with ``fit_era`` off and no
-    gender share: ``name`` (the name is not swapped), ``old`` (the passage's median year is
-    before 1800), ``era`` (the new name is not among those the passage's time takes) or
+    gender share: ``name`` (the name is not swapped), ``old`` (the passage swaps no name: its
+    median year is before 1800, or with ``fit_place`` it is of another nation), ``era`` (the new name is not among those the passage's time takes) or
     ``pool`` (nor among any); None where they would."""
     swap = _swap()
     gender = swap.names(source).get(meta["old"])
@@ -252,11 +257,16 @@ def _part_rows(which: str) -> tuple[list[str], list[int], dict]:
     return rows, tot, key
 
 
+def _two_runs(key: dict, marks: dict, parts: tuple[str, ...]) -> list[int]:
+    """The :func:`_vals` of two read runs, summed."""
+    return [a + b for a, b in zip(*(_vals(key, marks, p) for p in parts[:2]))]
+
+
 def _before_and_after(which: str, rows: list[str], key: dict, marks: dict) -> str:
     """Parts h and j: the defaults' violations read; the runs without the time and gender rules
     counted, and those of their violations the defaults would not make read among them."""
     stem, parts = SETS[which]
-    both = [a + b for a, b in zip(*(_vals(key, marks, p) for p in parts[:2]))]
+    both = _two_runs(key, marks, parts)
     gone = [i for i, k in key["key"].items() if "removed" in k]
     g1, g2 = (sum(marks[rd][i] for i in gone) for rd in ("first", "second"))
     agree = sum(marks["first"][i] == marks["second"][i] for i in gone)
@@ -288,7 +298,7 @@ def _before_and_after(which: str, rows: list[str], key: dict, marks: dict) -> st
 
 def _later(key: dict, marks: dict) -> str:
     """The sentence on the rules written after a part was read, counted on its read violations
-    (``rules --part h|j``)."""
+    (``rules --part h|j|k``)."""
     if "later_rules" not in key:
         return ""
     rules, read = key["later_rules"], sum("removed" not in k for k in key["key"].values())
@@ -359,9 +369,8 @@ def table(which: str = "bc") -> str:
         return _before_and_after(which, rows, key, marks)
     if which == "f":
         read = sum(key["runs"][p]["violations"] for p in SETS["f"][1][:2])
-        f_rows, _, _ = _part_rows("f")
-        both = [a + b for a, b in zip(*(_vals(key, marks, p) for p in SETS["f"][1][:2]))]
-        rows = f_rows[:2] + [_row("both parts, exchanges", *both[:7], read2=both[7])] + f_rows[2:]
+        both = _two_runs(key, marks, SETS["f"][1])
+        rows = rows[:2] + [_row("both parts, exchanges", *both[:7], read2=both[7])] + rows[2:]
         second = (f"the second, blind and given only the passages, the clusters and the rule, "
                   f"{both[7]} of them" if both[7] < both[3] else "the second blind")
         return "\n".join(HEAD + rows) + (

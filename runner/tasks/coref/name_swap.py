@@ -149,10 +149,16 @@ def _surnames() -> frozenset[str]:
     return frozenset(line for line in text.splitlines() if line and not line.startswith("#"))
 
 
+#: The columns of a row of ``data/first_name_use.json``: the share of the name's births of its
+#: gender; its births per million in 1880–1919; its fewest per million in a decade of
+#: 1900–1999; the share of its bearers who are Hispanic or Asian (None: not in the table).
+SHARE, OLD_USE, LEAST_USE, OTHER_SHARE = range(4)
+
+
 @functools.lru_cache(maxsize=1)
-def _first_name_use() -> dict[str, dict[str, list[float]]]:
-    """Gender → first name → [share of its births of that gender, births per million in
-    1880–1919] (the US SSA's counts; ``data/first_name_use.json``)."""
+def _first_name_use() -> dict[str, dict[str, list[Any]]]:
+    """Gender → first name → its row (columns ``SHARE`` … ``OTHER_SHARE``; the US SSA's counts
+    and Tzioumis's table; ``data/first_name_use.json``)."""
     data = json.loads((DATA / "first_name_use.json").read_text(encoding="utf-8"))
     return {g: data[g] for g in ("male", "female")}
 
@@ -256,21 +262,22 @@ class NameSwap(Transformation):
         self.ner_model = ner
         genders = _genders()
         use = _first_name_use()
-        certain = {g: {n for n, row in use[g].items() if row[0] < min_gender_share}
+        certain = {g: {n for n, row in use[g].items() if row[SHARE] < min_gender_share}
                    for g in ("male", "female")}
         #: the names that are swapped, and the pool of new names, by gender
         self.swapped = {g: names - certain[g] for g, names in _names_of(origin, genders).items()}
         self.pool = {g: sorted(n for n in names - certain[g]
                                if n.isalpha() and _unknown_to_wordnet(n))
                      for g, names in _names_of(new_origin or origin, genders).items()}
-        #: with fit_era, the new names of a passage set before 1940
         self.fit_place = fit_place and origin in ("anglo", ["anglo"])
+        #: with fit_era, the new names of a passage set before 1940, and of any other
         self.classic = self.timeless = None
         if fit_era:
             self.classic, self.timeless = (
-                {g: [n for n in names if use[g].get(n, (0, 0, 0))[col] >= least]
+                {g: [n for n in names if n in use[g] and use[g][n][col] >= least]
                  for g, names in self.pool.items()}
-                for col, least in ((1, CLASSIC_PER_MILLION), (2, TIMELESS_PER_MILLION)))
+                for col, least in ((OLD_USE, CLASSIC_PER_MILLION),
+                                   (LEAST_USE, TIMELESS_PER_MILLION)))
         self._store: Any = None
 
     def describe(self) -> dict[str, Any]:
@@ -332,13 +339,12 @@ class NameSwap(Transformation):
                  for t in _name_words(e)[1:]] if name in _surnames() else []
         other = [(e.start_char, e.end_char) for e in doc.ents if e.label_ != "PERSON"]
         for m in _occurrences(name, doc.text):
-            if (RANKS.search(doc.text[max(0, m.start() - 20):m.start()])
-                    or REGNAL.match(doc.text[m.end():m.end() + 6])):
+            before = doc.text[max(0, m.start() - 20):m.start()]
+            after = doc.text[m.end():m.end() + 60]
+            if RANKS.search(before) or REGNAL.match(doc.text[m.end():m.end() + 6]):
                 return False
             if any(s <= m.start() and m.end() <= e for s, e in other + later):
                 return False
-            before = doc.text[max(0, m.start() - 20):m.start()]
-            after = doc.text[m.end():m.end() + 60]
             if (VENUE.match(after) or EPITHET.match(after) or WORK.search(before)
                     or NICKNAME_AFTER.match(after)
                     or (before[-1:] and before[-1] in _OPENING and after[:1] in _CLOSING)):
@@ -352,14 +358,14 @@ class NameSwap(Transformation):
     def _generate(self, source: Any, prediction: Any, rng: random.Random,
                   doc: Any) -> list[FollowUp]:
         text = source.text
-        names = self.names(text)
         if self.exchange:
-            return self._exchanges(text, names, rng)
+            return self._exchanges(text, self.names(text), rng)
+        pools = self.pools_for(text)
+        if pools is None:               # checked first: it spares finding the names
+            return []
+        names = self.names(text)
         lowered = text.lower()
         follow_ups: list[FollowUp] = []
-        pools = self.pools_for(text)
-        if pools is None:
-            return []
         for name, gender in sorted(names.items()):
             pool = [n for n in pools[gender] if n.lower() not in lowered]
             found = _occurrences(name, text)
@@ -452,7 +458,8 @@ def _names_of(origin: str | list[str], genders: dict[str, str]) -> dict[str, set
 
     def kept(o: str, g: str, n: str) -> bool:
         row = use[g].get(n)
-        return not (o == "anglo" and row and row[3] is not None and row[3] >= OTHER_ORIGIN)
+        return not (o == "anglo" and row and row[OTHER_SHARE] is not None
+                    and row[OTHER_SHARE] >= OTHER_ORIGIN)
 
     return {g: {n for o in origins for n in lists[o].get(g, [])
                 if genders.get(n) == g and kept(o, g, n)}
