@@ -23,7 +23,10 @@ GAP, each read by two readers, the second blind; beside CREST's defaults on the 
 - part ``j``: QED's paragraphs and GAP's part j, built after part h was read, drawn and read as
   part h (``bench/coref_names_qed*.yaml``, ``_gap_j*.yaml``); ``bench/reads/coref_names_j.*``;
 - part ``k``: the openings of Re-DocRED's Wikipedia articles, built after part j was read and
-  the rules written on it, the defaults, every violation read; ``bench/reads/coref_names_k.*``.
+  the rules written on it, the defaults, every violation read; ``bench/reads/coref_names_k.*``;
+- part ``l``: passages of eleven novels, fiction (``bench/make_coref_fiction.py``), built after
+  every rule was written: every violation of the exchanges (``new_names: passage``) and a draw
+  of the defaults' (names from the lists), read together; ``bench/reads/coref_names_l.*``.
 
     python bench/coref_names_reads.py draw --part bc GAP_B_RUN GAP_C_RUN [--n 50] [--seed 13]
     python bench/coref_names_reads.py draw --part d GAP_D_RUN [--n 50] [--seed 13]
@@ -38,7 +41,9 @@ GAP, each read by two readers, the second blind; beside CREST's defaults on the 
         which read violations of part bc the rules would not have made, and the counts of
         runs of the same suites with them
     python bench/coref_names_reads.py draw --part k REDOCRED_RUN
-    python bench/coref_names_reads.py [--part bc|d|e|f|h|j|k]
+    python bench/coref_names_reads.py draw --part l PASSAGE_RUN LISTS_RUN [--n 40]
+        (every violation of the first run, ``--n`` drawn from the second)
+    python bench/coref_names_reads.py [--part bc|d|e|f|h|j|k|l]
         a part's table, once its draw's .first.json and .second.json hold the marks
 """
 from __future__ import annotations
@@ -62,7 +67,8 @@ SETS = {"bc": ("coref_names", ("gap_b", "gap_c")), "d": ("coref_names_d", ("gap_
          "f": ("coref_names_f", ("gap_f_passage", "gap_g_passage", "gap_f")),
          "h": ("coref_names_h", ("gap_h", "gap_i", "gap_h_before", "gap_i_before")),
          "j": ("coref_names_j", ("qed", "gap_j", "qed_before", "gap_j_before")),
-         "k": ("coref_names_k", ("redocred",))}
+         "k": ("coref_names_k", ("redocred",)),
+         "l": ("coref_names_l", ("fiction_passage", "fiction"))}
 RULE = ("real = the follow-up is a fair, natural edit of the source (a person's first name "
         "replaced, at every occurrence, by another first name of the same gender that can stand "
         "there; giving the person another name is the edit itself, and does not by itself count "
@@ -98,6 +104,11 @@ def draw(which: str, runs_dirs: list[Path], n: int, seed: int) -> None:
                     seen.add(k)
                     picked.append((part, c))
         rng.shuffle(picked)
+    elif which == "l":            # every exchange's violation, n of the lists'
+        first, second = (runs[p]["fails"] for p in parts)
+        picked = [(parts[0], c) for c in first] + [
+            (parts[1], c) for c in rng.sample(second, min(n, len(second)))]
+        rng.shuffle(picked)
     else:
         read = parts[:2] if which in ("f", "h", "j") else parts
         pool = [(part, c) for part, r in runs.items() if part in read for c in r["fails"]]
@@ -107,7 +118,7 @@ def draw(which: str, runs_dirs: list[Path], n: int, seed: int) -> None:
                     if _removed(c["source"]["text"], c["follow_up"]["meta"])]
             picked = rng.sample(picked + gone, len(picked) + len(gone))
     blind, key = [], {}
-    prefix = {"bc": "n", "d": "d", "e": "e", "f": "f", "h": "h", "j": "j", "k": "k"}[which]
+    prefix = {"bc": "n"}.get(which, which)
     for k, (part, c) in enumerate(picked, 1):
         fu, item_id = c["follow_up"], f"{prefix}-{k:02d}"
         blind.append({"id": item_id, "source": c["source"]["text"], "follow_up": fu["text"],
@@ -137,7 +148,8 @@ def _swap() -> object:
 def _removed(source: str, meta: dict) -> str | None:
     """Why name_swap's defaults would not make a follow-up made with ``fit_era`` off and no
     gender share: ``name`` (the name is not swapped), ``old`` (the passage swaps no name: its
-    median year is before 1800, or with ``fit_place`` it is of another nation), ``era`` (the new name is not among those the passage's time takes) or
+    median year is before 1800, or with ``fit_place`` it is of another nation), ``era`` (the
+    new name is not among those the passage's time takes) or
     ``pool`` (nor among any); None where they would."""
     swap = _swap()
     gender = swap.names(source).get(meta["old"])
@@ -223,7 +235,10 @@ LABELS = {"gap_b": "`coref_gap_b`", "gap_c": "`coref_gap_c`", "gap_d": "`coref_g
           "qed": "`coref_qed`", "gap_j": "`coref_gap_j`",
           "qed_before": "`coref_qed`, `fit_era` off, no gender share",
           "gap_j_before": "`coref_gap_j`, `fit_era` off, no gender share",
-          "redocred": "`coref_redocred`"}
+          "redocred": "`coref_redocred`",
+          "fiction_passage": "`coref_fiction`, two people's names exchanged "
+                             "(`new_names: passage`)",
+          "fiction": "`coref_fiction`, new names from the lists (the default)"}
 HEAD = ["| `name_swap`, part | passages | follow-ups | violations | per 100 passages | read | real "
         "(first / second) | validity (first / second) | real per 100 passages (first / second) "
         "| agreement |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
@@ -360,6 +375,16 @@ def table(which: str = "bc") -> str:
             f"violations read as above (`bench/reads/{SETS['k'][0]}.*`); xrenner could not "
             f"answer {_errors(key)} cases (it put one mention in two clusters, or gave up on a "
             f"parse). As for the code, {key['code']}." + _later(key, marks))
+    if which == "l":
+        return "\n".join(HEAD + rows) + (
+            f"\n\nOn passages of eleven public-domain novels, none of them in LitBank "
+            f"(`suites/data/coref_fiction.jsonl`, `bench/make_coref_fiction.py`), built after "
+            f"every rule of `name_swap` was written (`{_suite('fiction_passage')}` and "
+            f"`{_suite('fiction')}`, then `draw --part l RUN_PASSAGE RUN_LISTS`): every violation "
+            f"of the exchanges and {_vals(key, marks, 'fiction')[3]} of the lists' drawn at "
+            f"random, read together as above (`bench/reads/{SETS['l'][0]}.*`); xrenner could "
+            f"not answer {', '.join(str(r['errors']) for r in key['runs'].values())} cases. As "
+            f"for the code, {key['code']}.")
     if which == "d":
         return "\n".join(HEAD + rows) + (
             f"\n\nOn GAP's part d, built after those two rules (`{_suite('gap_d')}`; `draw "

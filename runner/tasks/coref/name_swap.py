@@ -107,6 +107,17 @@ KIN = {**dict.fromkeys(("nephew", "son", "brother", "husband", "father", "uncle"
                         "boyfriend", "stepson", "stepfather"), "male"),
        **dict.fromkeys(("niece", "daughter", "sister", "wife", "mother", "aunt", "granddaughter",
                         "girlfriend", "stepdaughter", "stepmother"), "female")}
+#: Titles taken before a surname: a name after one with no other name word after it ("Miss
+#: Stacy", "Mr. Harrison's") is someone's surname in the passage ("Miss Sarah Copp": a first).
+SURNAME_TITLE = re.compile(r"\b(?:Mr|Mrs|Ms|Mx|Miss|Dr|Doctor|Prof|Professor|Rev|Reverend|"
+                           r"President|Senator|Governor|Mayor|Judge|Justice|General|Colonel|"
+                           r"Captain|Capt|Major|Lieutenant|Lt|Sergeant|Sgt|Detective|Inspector|"
+                           r"Officer|Agent|Coach|Monsieur|Madame|Mme|Mlle|Mademoiselle|Herr|Frau|"
+                           r"Signor|Signora)\.?\s+$")
+NAME_AFTER = re.compile(r"^\s+[A-Z][a-z]")
+#: A pet form's ending ("Tony", "Ronnie"): what is left may be the stem of a name of the other
+#: gender that the passage gives ("Antonia").
+PET_ENDING = re.compile(r"(?:ie|ey|y|i)$")
 #: A possessive before a capitalised word: a venue's or a brand's name ("Joe's Pub").
 VENUE = re.compile(r"^['\u2019]s?\s+[A-Z]")
 #: fit_era: a passage whose median year is before OLDEST_YEAR swaps no name; one before
@@ -178,6 +189,24 @@ def _kin_gender(name: str, text: str) -> str | None:
         if m.group(1).lower() in KIN:
             return KIN[m.group(1).lower()]
     return None
+
+
+def _in_capitals(name: str, text: str) -> bool:
+    """Whether the passage also writes the name in capitals ("name her ANNE"), a use the swap
+    would not reach."""
+    return re.search(r"(?<!\w)" + re.escape(name.upper()) + r"(?!\w)", text) is not None
+
+
+def _pet_form_of_other(name: str, gender: str, text: str) -> bool:
+    """Whether the name is a pet form ("Tony", "Ronnie") whose stem is in a name of the other
+    gender that the passage gives ("Antonia"): it may be her name, not a man's."""
+    stem = PET_ENDING.sub("", name)
+    stem = re.sub(r"(.)\1$", r"\1", stem).lower()
+    if stem == name.lower() or len(stem) < 3:
+        return False
+    genders = _genders()
+    return any(genders.get(w, gender) != gender and stem in w.lower()
+               for w in set(re.findall(r"\b[A-Z][a-z]+\b", text)) if w != name)
 
 
 def passage_year(text: str) -> float | None:
@@ -329,6 +358,7 @@ class NameSwap(Transformation):
                 found.setdefault(first, gender)
         return {n: g for n, g in found.items()
                 if n not in famous and _kin_gender(n, text) in (None, g)
+                and not _in_capitals(n, text) and not _pet_form_of_other(n, g, text)
                 and self._every_use_a_name(n, doc)
                 and (n in full or not (_is_a_title(n) or n in _surnames()))}
 
@@ -336,12 +366,14 @@ class NameSwap(Transformation):
     def _every_use_a_name(name: str, doc: Any) -> bool:
         person = [(e.start_char, e.end_char) for e in doc.ents if e.label_ == "PERSON"]
         later = [(t.idx, t.idx + len(t)) for e in doc.ents if e.label_ == "PERSON"
-                 for t in _name_words(e)[1:]] if name in _surnames() else []
+                 for t in _name_words(e)[1:]]
         other = [(e.start_char, e.end_char) for e in doc.ents if e.label_ != "PERSON"]
         for m in _occurrences(name, doc.text):
             before = doc.text[max(0, m.start() - 20):m.start()]
             after = doc.text[m.end():m.end() + 60]
             if RANKS.search(before) or REGNAL.match(doc.text[m.end():m.end() + 6]):
+                return False
+            if SURNAME_TITLE.search(before) and not NAME_AFTER.match(after):
                 return False
             if any(s <= m.start() and m.end() <= e for s, e in other + later):
                 return False

@@ -1,0 +1,133 @@
+"""Builds suites/data/coref_fiction.jsonl and coref_fiction_b.jsonl: passages of public-domain
+English novels from Project Gutenberg, eleven in each part, for the coreference task: text of
+another genre than the shipped news documents, none of it in LitBank (whose first 2,000 words of
+a hundred novels are kept apart for measuring from outside), and none of ``name_swap``'s rules
+written on it. Part a (1811–1922) was built after the rules were last changed, to measure them;
+part b (1814–1922, other books) after part a was read and the rules written on it.
+
+Usage: python bench/make_coref_fiction.py [--part a|b] BOOK_DIR...
+    each BOOK_DIR a checkout or git directory of one of the part's GITenberg repositories
+    (github.com/GITenberg/<name>_<number>, the books in ``BOOKS``), e.g. from ``git clone``.
+
+Of each book: its text between Project Gutenberg's start and end lines (the licence's header
+and footer are dropped: the novels themselves are in the public domain in the United States);
+paragraphs (blank-line separated, lines joined) that are not headings ("CHAPTER IV", a line in
+capitals) or illustrations; consecutive paragraphs joined into passages of at most
+``MAX_WORDS`` words (a longer paragraph stands alone when it has at most ``MAX_PARAGRAPH``
+words, and is skipped otherwise); kept when they have ``MIN_WORDS`` words or more and a
+third-person pronoun of a gender (he, she, him, her, his). Of a book's passages ``PER_BOOK``
+are kept, evenly spaced from its start to its end. Typographic quotes become straight ones and
+italics marks (``_word_``) are dropped. Ids ``<gutenberg number>-<passage number>``.
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+from make_coref_qed import PRONOUN, write_passages  # noqa: E402
+
+#: Each part's books, by Gutenberg number (none of them in LitBank), and its file.
+BOOKS = {"a": {"1342": "Pride and Prejudice", "158": "Emma", "161": "Sense and Sensibility",
+               "1260": "Jane Eyre", "47": "Anne of Avonlea", "284": "The House of Mirth",
+               "1450": "Pollyanna", "498": "Rebecca of Sunnybrook Farm",
+               "863": "The Mysterious Affair at Styles", "1156": "Babbitt", "242": "My Antonia"},
+         "b": {"121": "Northanger Abbey", "141": "Mansfield Park", "51": "Anne of the Island",
+               "394": "Cranford", "767": "Agnes Grey", "507": "Adam Bede",
+               "479": "Little Lord Fauntleroy", "1874": "The Railway Children",
+               "157": "Daddy-Long-Legs", "16389": "The Enchanted April", "144": "The Voyage Out"}}
+OUT = {"a": "coref_fiction.jsonl", "b": "coref_fiction_b.jsonl"}
+MIN_WORDS, MAX_WORDS, MAX_PARAGRAPH, PER_BOOK = 40, 150, 220, 200
+START = re.compile(r"^\*\*\* ?START OF (?:THE|THIS) PROJECT GUTENBERG.*$", re.M)
+END = re.compile(r"^\*\*\* ?END OF (?:THE|THIS) PROJECT GUTENBERG.*$", re.M)
+HEADING = re.compile(r"^(?:CHAPTER|Chapter|BOOK|VOLUME|PART)\b|^[^a-z]*$")
+
+
+def read_book(book: Path, books: dict[str, str]) -> tuple[str, str]:
+    """(Gutenberg number, text) of a GITenberg checkout or git directory of one of ``books``."""
+    number = re.search(r"_(\d+)(?:/|\.git|/repo)*$", str(book.resolve()).rstrip("/"))
+    if not number:
+        number = re.search(r"_(\d+)", str(book))
+    if not number or number.group(1) not in books:
+        sys.exit(f"{book}: not one of the part's books {sorted(books)}")
+    n = number.group(1)
+    for name in (f"{n}-0.txt", f"{n}.txt"):
+        if (book / name).is_file():
+            raw = (book / name).read_bytes()
+        else:
+            done = subprocess.run(["git", "--git-dir", str(book), "show", f"HEAD:{name}"],
+                                  capture_output=True)
+            if done.returncode:
+                continue
+            raw = done.stdout
+        try:
+            return n, raw.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            return n, raw.decode("latin-1")
+    sys.exit(f"{book}: no {n}-0.txt or {n}.txt")
+
+
+def paragraphs(text: str) -> list[str]:
+    start, end = START.search(text), END.search(text)
+    if not start or not end:
+        sys.exit("no Project Gutenberg start or end line")
+    body = text[start.end():end.start()].replace("\r\n", "\n")
+    body = (body.replace("\u201c", '"').replace("\u201d", '"').replace("\u2018", "'")
+            .replace("\u2019", "'").replace("_", ""))
+    out = []
+    for block in re.split(r"\n\s*\n", body):
+        para = " ".join(line.strip() for line in block.strip().splitlines())
+        if para and not HEADING.match(para) and not para.startswith("[Illustration"):
+            out.append(re.sub(r"\s+", " ", para))
+    return out
+
+
+def passages(paras: list[str]) -> list[str]:
+    out: list[str] = []
+    current: list[str] = []
+
+    def close() -> None:
+        text = " ".join(current)
+        if len(text.split()) >= MIN_WORDS and PRONOUN.search(text):
+            out.append(text)
+        current.clear()
+
+    for para in paras:
+        words = len(para.split())
+        if words > MAX_WORDS:
+            close()
+            if words <= MAX_PARAGRAPH:
+                current.append(para)
+                close()
+            continue
+        if current and len(" ".join(current).split()) + words > MAX_WORDS:
+            close()
+        current.append(para)
+    close()
+    return out
+
+
+def main(part: str, dirs: list[str]) -> None:
+    books, rows = BOOKS[part], []
+    for book in dirs:
+        n, text = read_book(Path(book), books)
+        found = passages(paragraphs(text))
+        step = len(found) / PER_BOOK
+        kept = sorted({int(i * step) for i in range(PER_BOOK)}) if step > 1 else range(len(found))
+        rows += [{"id": f"{n}-{i}", "text": found[i]} for i in kept]
+        print(f"{books[n]}: {len(found)} passages, {len(kept)} kept")
+    write_passages(rows, OUT[part])
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    part = "a"
+    if args[:1] == ["--part"] and len(args) > 1:
+        part, args = args[1], args[2:]
+    if not args or part not in BOOKS:
+        sys.exit(__doc__)
+    main(part, args)
