@@ -26,7 +26,10 @@ GAP, each read by two readers, the second blind; beside CREST's defaults on the 
   the rules written on it, the defaults, every violation read; ``bench/reads/coref_names_k.*``;
 - part ``l``: passages of eleven novels, fiction (``bench/make_coref_fiction.py``), built after
   every rule was written: every violation of the exchanges (``new_names: passage``) and a draw
-  of the defaults' (names from the lists), read together; ``bench/reads/coref_names_l.*``.
+  of the defaults' (names from the lists), read together; ``bench/reads/coref_names_l.*``;
+- part ``m``: passages of eleven other novels (``make_coref_fiction.py --part b``), built
+  after part l was read and the rules written on it, drawn and read as part l;
+  ``bench/reads/coref_names_m.*``.
 
     python bench/coref_names_reads.py draw --part bc GAP_B_RUN GAP_C_RUN [--n 50] [--seed 13]
     python bench/coref_names_reads.py draw --part d GAP_D_RUN [--n 50] [--seed 13]
@@ -41,9 +44,9 @@ GAP, each read by two readers, the second blind; beside CREST's defaults on the 
         which read violations of part bc the rules would not have made, and the counts of
         runs of the same suites with them
     python bench/coref_names_reads.py draw --part k REDOCRED_RUN
-    python bench/coref_names_reads.py draw --part l PASSAGE_RUN LISTS_RUN [--n 40]
+    python bench/coref_names_reads.py draw --part l|m PASSAGE_RUN LISTS_RUN [--n 40]
         (every violation of the first run, ``--n`` drawn from the second)
-    python bench/coref_names_reads.py [--part bc|d|e|f|h|j|k|l]
+    python bench/coref_names_reads.py [--part bc|d|e|f|h|j|k|l|m]
         a part's table, once its draw's .first.json and .second.json hold the marks
 """
 from __future__ import annotations
@@ -68,7 +71,8 @@ SETS = {"bc": ("coref_names", ("gap_b", "gap_c")), "d": ("coref_names_d", ("gap_
          "h": ("coref_names_h", ("gap_h", "gap_i", "gap_h_before", "gap_i_before")),
          "j": ("coref_names_j", ("qed", "gap_j", "qed_before", "gap_j_before")),
          "k": ("coref_names_k", ("redocred",)),
-         "l": ("coref_names_l", ("fiction_passage", "fiction"))}
+         "l": ("coref_names_l", ("fiction_passage", "fiction")),
+         "m": ("coref_names_m", ("fiction_b_passage", "fiction_b"))}
 RULE = ("real = the follow-up is a fair, natural edit of the source (a person's first name "
         "replaced, at every occurrence, by another first name of the same gender that can stand "
         "there; giving the person another name is the edit itself, and does not by itself count "
@@ -104,7 +108,7 @@ def draw(which: str, runs_dirs: list[Path], n: int, seed: int) -> None:
                     seen.add(k)
                     picked.append((part, c))
         rng.shuffle(picked)
-    elif which == "l":            # every exchange's violation, n of the lists'
+    elif which in ("l", "m"):     # every exchange's violation, n of the lists'
         first, second = (runs[p]["fails"] for p in parts)
         picked = [(parts[0], c) for c in first] + [
             (parts[1], c) for c in rng.sample(second, min(n, len(second)))]
@@ -164,7 +168,7 @@ def _removed(source: str, meta: dict) -> str | None:
 
 
 def later_rules(which: str) -> None:
-    """Parts h, j and k: which of the defaults' read violations the rules written after the part
+    """Parts h, j, k and l: which of the read violations the rules written after the part
     was read would not make (the name is no longer swapped there, or the new name is not among
     those the passage may take), kept in the key."""
     stem = SETS[which][0]
@@ -175,8 +179,13 @@ def later_rules(which: str) -> None:
     for it in blind:
         if "removed" in key["key"][it["id"]]:
             continue
-        old, new = it["changed"].split(" (")[0].split(" -> ")
-        why = _removed(it["source"], {"old": old, "new": new})
+        changed = it["changed"].split(" (")[0]
+        if " <-> " in changed:        # an exchange: gone when either name is no longer swapped
+            names = _swap().names(it["source"])
+            why = None if all(n in names for n in changed.split(" <-> ")) else "name"
+        else:
+            old, new = changed.split(" -> ")
+            why = _removed(it["source"], {"old": old, "new": new})
         if why:
             gone["name" if why in ("name", "old") else "renamed"].append(it["id"])
     key["later_rules"] = {"command": f"python bench/coref_names_reads.py rules --part {which}",
@@ -238,7 +247,10 @@ LABELS = {"gap_b": "`coref_gap_b`", "gap_c": "`coref_gap_c`", "gap_d": "`coref_g
           "redocred": "`coref_redocred`",
           "fiction_passage": "`coref_fiction`, two people's names exchanged "
                              "(`new_names: passage`)",
-          "fiction": "`coref_fiction`, new names from the lists (the default)"}
+          "fiction": "`coref_fiction`, new names from the lists (the default)",
+          "fiction_b_passage": "`coref_fiction_b`, two people's names exchanged "
+                               "(`new_names: passage`)",
+          "fiction_b": "`coref_fiction_b`, new names from the lists (the default)"}
 HEAD = ["| `name_swap`, part | passages | follow-ups | violations | per 100 passages | read | real "
         "(first / second) | validity (first / second) | real per 100 passages (first / second) "
         "| agreement |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
@@ -330,6 +342,36 @@ def _later(key: dict, marks: dict) -> str:
             f"(`{rules['command']}`).")
 
 
+SHORT = {"fiction_passage": "exchanges'", "fiction": "lists'",
+         "fiction_b_passage": "exchanges'", "fiction_b": "lists'"}
+BUILT = {"l": "passages of eleven public-domain novels, none of them in LitBank "
+              "(`suites/data/coref_fiction.jsonl`, `bench/make_coref_fiction.py`), built after "
+              "every rule of `name_swap` was written",
+         "m": "passages of eleven other public-domain novels, none of them in LitBank "
+              "(`suites/data/coref_fiction_b.jsonl`, `bench/make_coref_fiction.py --part b`), "
+              "built after part l was read and the rules written on it (a surname after a title "
+              "or in a full name, a name also in capitals, a pet form of a name of the other "
+              "gender)"}
+
+
+def _later_by_run(key: dict, marks: dict, which: str) -> str:
+    """Part l: the read violations of each run that the rules written after it was read would
+    not make (``rules --part l``)."""
+    if "later_rules" not in key:
+        return ""
+    gone = key["later_rules"]["name"] + key["later_rules"]["renamed"]
+    said = []
+    for part in SETS[which][1]:
+        ids = [i for i in gone if key["key"][i]["part"] == part]
+        false = " / ".join(str(sum(not marks[rd][i] for i in ids)) for rd in ("first", "second"))
+        said.append(f"{len(ids)} of the {SHORT[part]} read violations ({false} of them false "
+                    f"alarms to the two readers)")
+    return (f"\n\nThe rules written after this part was read (a surname after a title or in a "
+            f"full name, a name also in capitals, a pet form of a name of the other gender) "
+            f"would not make {' and '.join(said)} "
+            f"(`{key['later_rules']['command']}`; counted on the part they were written on).")
+
+
 def _errors(key: dict) -> int:
     return sum(r["errors"] for r in key["runs"].values())
 
@@ -375,16 +417,15 @@ def table(which: str = "bc") -> str:
             f"violations read as above (`bench/reads/{SETS['k'][0]}.*`); xrenner could not "
             f"answer {_errors(key)} cases (it put one mention in two clusters, or gave up on a "
             f"parse). As for the code, {key['code']}." + _later(key, marks))
-    if which == "l":
+    if which in ("l", "m"):
+        first, lists = SETS[which][1]
         return "\n".join(HEAD + rows) + (
-            f"\n\nOn passages of eleven public-domain novels, none of them in LitBank "
-            f"(`suites/data/coref_fiction.jsonl`, `bench/make_coref_fiction.py`), built after "
-            f"every rule of `name_swap` was written (`{_suite('fiction_passage')}` and "
-            f"`{_suite('fiction')}`, then `draw --part l RUN_PASSAGE RUN_LISTS`): every violation "
-            f"of the exchanges and {_vals(key, marks, 'fiction')[3]} of the lists' drawn at "
-            f"random, read together as above (`bench/reads/{SETS['l'][0]}.*`); xrenner could "
-            f"not answer {', '.join(str(r['errors']) for r in key['runs'].values())} cases. As "
-            f"for the code, {key['code']}.")
+            f"\n\nOn {BUILT[which]} (`{_suite(first)}` and `{_suite(lists)}`, then `draw --part "
+            f"{which} RUN_PASSAGE RUN_LISTS`): every violation of the exchanges and "
+            f"{_vals(key, marks, lists)[3]} of the lists' drawn at random, read together as above "
+            f"(`bench/reads/{SETS[which][0]}.*`); xrenner could not answer "
+            f"{', '.join(str(r['errors']) for r in key['runs'].values())} cases. As for the "
+            f"code, {key['code']}." + _later_by_run(key, marks, which))
     if which == "d":
         return "\n".join(HEAD + rows) + (
             f"\n\nOn GAP's part d, built after those two rules (`{_suite('gap_d')}`; `draw "
@@ -428,7 +469,7 @@ def main() -> int:
     d.add_argument("--seed", type=int, default=13)
     r = sub.add_parser("rules")
     r.add_argument("runs", type=Path, nargs="*")
-    r.add_argument("--part", choices=["bc", "h", "j", "k"], default="bc")
+    r.add_argument("--part", choices=["bc", "h", "j", "k", "l"], default="bc")
     ap.add_argument("--part", choices=list(SETS), default="bc")
     args = ap.parse_args()
     if args.cmd == "draw":

@@ -262,3 +262,36 @@ def test_a_passage_of_another_nation_swaps_no_name():
 def test_a_kin_noun_that_gives_the_other_gender_keeps_the_name(swap):
     text = "He opposed a marriage between his nephew, Stacey, and her niece. Stacey refused."
     assert "Stacey" not in swap.names(text)
+
+
+@pytest.mark.parametrize("text, name", [
+    # a name after a title, with no other name after it, is someone's surname
+    ('"I must tell Diana tonight," said Anne. "Miss Stacy never whipped any of us." Diana '
+     "nodded.", "Stacy"),
+    ('"Oh, Miss Shirley, ma\'am," said Charlotta. Anne laughed. Anne Shirley went out.',
+     "Shirley"),
+    # a later word of a full name ("Emma Jane") is not a first name to swap
+    ("Emma Jane Perkins sold her cakes. Jane was sure Emma Jane would win.", "Jane"),
+    # a use in capitals would stay ("name her ANNE")
+    ('"I shall name her ANNE," sobbed Diana. Anne smiled at Diana.', "Anne"),
+    # or in a hyphenated word ("the Sarah-cat")
+    ('"Aunt Jimsie will bring the Sarah-cat," said Stella. "We love Sarah," said Phil.',
+     "Sarah"),
+    # a pet form of a name of each gender ("Tony": Anthony, Antonia)
+    ("Tony wore gloves now, and she went downtown with Lena. Tony was the fairest.", "Tony"),
+    # a pet name of it that would stay ("Bobbie" for Roberta; "Pris", a start of Priscilla)
+    ('"I\'m not goody," said Roberta, "but I think Bobbie\'s right." Roberta smiled.',
+     "Roberta"),
+    ('"I\'ll walk with Priscilla," said Phil. "Pris and I will have sport." Priscilla laughed.',
+     "Priscilla"),
+])
+def test_a_surname_a_name_out_of_reach_or_with_a_pet_name_is_left(
+        swap, text, name):
+    assert name not in swap.names(text)
+
+
+def test_a_first_name_after_a_title_with_the_surname_after_it_is_swapped(swap):
+    text = ("Miss Sarah Copp was a small person. Sarah looked amazed. Diana smiled at "
+            "Sarah.")
+    assert swap.names(text).get("Sarah") == "female"
+    assert "Roberta" in swap.names('"I\'m not goody," said Roberta. Roberta smiled.')

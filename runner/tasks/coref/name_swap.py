@@ -115,9 +115,6 @@ SURNAME_TITLE = re.compile(r"\b(?:Mr|Mrs|Ms|Mx|Miss|Dr|Doctor|Prof|Professor|Rev
                            r"Officer|Agent|Coach|Monsieur|Madame|Mme|Mlle|Mademoiselle|Herr|Frau|"
                            r"Signor|Signora)\.?\s+$")
 NAME_AFTER = re.compile(r"^\s+[A-Z][a-z]")
-#: A pet form's ending ("Tony", "Ronnie"): what is left may be the stem of a name of the other
-#: gender that the passage gives ("Antonia").
-PET_ENDING = re.compile(r"(?:ie|ey|y|i)$")
 #: A possessive before a capitalised word: a venue's or a brand's name ("Joe's Pub").
 VENUE = re.compile(r"^['\u2019]s?\s+[A-Z]")
 #: fit_era: a passage whose median year is before OLDEST_YEAR swaps no name; one before
@@ -191,22 +188,41 @@ def _kin_gender(name: str, text: str) -> str | None:
     return None
 
 
-def _in_capitals(name: str, text: str) -> bool:
-    """Whether the passage also writes the name in capitals ("name her ANNE"), a use the swap
-    would not reach."""
-    return re.search(r"(?<!\w)" + re.escape(name.upper()) + r"(?!\w)", text) is not None
+def _unreached(name: str, text: str) -> bool:
+    """Whether the passage also writes the name where the swap would not reach it: in capitals
+    ("name her ANNE") or in a hyphenated word ("the Sarah-cat")."""
+    word = re.escape(name)
+    return re.search(r"(?<!\w)" + re.escape(name.upper()) + r"(?!\w)|(?<!\w)" + word
+                     + r"-\w|\w-" + word + r"(?!\w)", text) is not None
 
 
-def _pet_form_of_other(name: str, gender: str, text: str) -> bool:
-    """Whether the name is a pet form ("Tony", "Ronnie") whose stem is in a name of the other
-    gender that the passage gives ("Antonia"): it may be her name, not a man's."""
-    stem = PET_ENDING.sub("", name)
-    stem = re.sub(r"(.)\1$", r"\1", stem).lower()
-    if stem == name.lower() or len(stem) < 3:
-        return False
-    genders = _genders()
-    return any(genders.get(w, gender) != gender and stem in w.lower()
-               for w in set(re.findall(r"\b[A-Z][a-z]+\b", text)) if w != name)
+@functools.lru_cache(maxsize=1)
+def _nicknamer() -> Any:
+    try:
+        from nicknames import NickNamer
+    except ImportError as e:
+        raise ImportError("name_swap needs the nicknames package (English given names and "
+                          "their pet forms): pip install 'mtrun[coref]'") from e
+    return NickNamer()
+
+
+def _pet_names(name: str, gender: str, text: str) -> bool:
+    """Whether the name goes with a pet name that would stay: the passage gives a pet form of
+    it ("Bobbie" for Roberta, by the nicknames package's table, or "Pris", a start of
+    "Priscilla" that WordNet does not know as a word), or the name is a pet form of a longer
+    name of each gender ("Tony": Anthony, Antonia), so the person may be of either."""
+    nicknames, genders = _nicknamer(), _genders()
+    longer = {genders.get(c.capitalize()) for c in nicknames.canonicals_of(name)
+              if len(c) > len(name)}
+    if {"male", "female"} <= longer:
+        return True
+    pets = nicknames.nicknames_of(name)
+    low = name.lower()
+    for word in set(re.findall(r"\b[A-Z][a-z]+\b", text)) - {name}:
+        w = word.lower()
+        if w in pets or (len(w) >= 3 and low.startswith(w) and _unknown_to_wordnet(w)):
+            return True
+    return False
 
 
 def passage_year(text: str) -> float | None:
@@ -358,7 +374,7 @@ class NameSwap(Transformation):
                 found.setdefault(first, gender)
         return {n: g for n, g in found.items()
                 if n not in famous and _kin_gender(n, text) in (None, g)
-                and not _in_capitals(n, text) and not _pet_form_of_other(n, g, text)
+                and not _unreached(n, text) and not _pet_names(n, g, text)
                 and self._every_use_a_name(n, doc)
                 and (n in full or not (_is_a_title(n) or n in _surnames()))}
 
