@@ -29,7 +29,9 @@ GAP, each read by two readers, the second blind; beside CREST's defaults on the 
   of the defaults' (names from the lists), read together; ``bench/reads/coref_names_l.*``;
 - part ``m``: passages of eleven other novels (``make_coref_fiction.py --part b``), built
   after part l was read and the rules written on it, drawn and read as part l;
-  ``bench/reads/coref_names_m.*``.
+  ``bench/reads/coref_names_m.*``;
+- part ``n``: passages of eleven more novels (``--part c``), built after part m was read and
+  the rules written on it, drawn and read as part l; ``bench/reads/coref_names_n.*``.
 
     python bench/coref_names_reads.py draw --part bc GAP_B_RUN GAP_C_RUN [--n 50] [--seed 13]
     python bench/coref_names_reads.py draw --part d GAP_D_RUN [--n 50] [--seed 13]
@@ -44,9 +46,9 @@ GAP, each read by two readers, the second blind; beside CREST's defaults on the 
         which read violations of part bc the rules would not have made, and the counts of
         runs of the same suites with them
     python bench/coref_names_reads.py draw --part k REDOCRED_RUN
-    python bench/coref_names_reads.py draw --part l|m PASSAGE_RUN LISTS_RUN [--n 40]
+    python bench/coref_names_reads.py draw --part l|m|n PASSAGE_RUN LISTS_RUN [--n 40]
         (every violation of the first run, ``--n`` drawn from the second)
-    python bench/coref_names_reads.py [--part bc|d|e|f|h|j|k|l|m]
+    python bench/coref_names_reads.py [--part bc|d|e|f|h|j|k|l|m|n]
         a part's table, once its draw's .first.json and .second.json hold the marks
 """
 from __future__ import annotations
@@ -55,6 +57,7 @@ import argparse
 import functools
 import json
 import random
+import subprocess
 import sys
 from pathlib import Path
 
@@ -72,7 +75,8 @@ SETS = {"bc": ("coref_names", ("gap_b", "gap_c")), "d": ("coref_names_d", ("gap_
          "j": ("coref_names_j", ("qed", "gap_j", "qed_before", "gap_j_before")),
          "k": ("coref_names_k", ("redocred",)),
          "l": ("coref_names_l", ("fiction_passage", "fiction")),
-         "m": ("coref_names_m", ("fiction_b_passage", "fiction_b"))}
+         "m": ("coref_names_m", ("fiction_b_passage", "fiction_b")),
+         "n": ("coref_names_n", ("fiction_c_passage", "fiction_c"))}
 RULE = ("real = the follow-up is a fair, natural edit of the source (a person's first name "
         "replaced, at every occurrence, by another first name of the same gender that can stand "
         "there; giving the person another name is the edit itself, and does not by itself count "
@@ -108,7 +112,7 @@ def draw(which: str, runs_dirs: list[Path], n: int, seed: int) -> None:
                     seen.add(k)
                     picked.append((part, c))
         rng.shuffle(picked)
-    elif which in ("l", "m"):     # every exchange's violation, n of the lists'
+    elif which in ("l", "m", "n"):  # every exchange's violation, n of the lists'
         first, second = (runs[p]["fails"] for p in parts)
         picked = [(parts[0], c) for c in first] + [
             (parts[1], c) for c in rng.sample(second, min(n, len(second)))]
@@ -188,8 +192,10 @@ def later_rules(which: str) -> None:
             why = _removed(it["source"], {"old": old, "new": new})
         if why:
             gone["name" if why in ("name", "old") else "renamed"].append(it["id"])
+    code = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True).stdout.strip()
     key["later_rules"] = {"command": f"python bench/coref_names_reads.py rules --part {which}",
-                          **gone}
+                          "code": code, **gone}
     path.write_text(json.dumps(key, indent=1) + "\n", encoding="utf-8")
     print(f"part {which}: not swapped {gone['name']}; another new name {gone['renamed']}")
 
@@ -250,7 +256,10 @@ LABELS = {"gap_b": "`coref_gap_b`", "gap_c": "`coref_gap_c`", "gap_d": "`coref_g
           "fiction": "`coref_fiction`, new names from the lists (the default)",
           "fiction_b_passage": "`coref_fiction_b`, two people's names exchanged "
                                "(`new_names: passage`)",
-          "fiction_b": "`coref_fiction_b`, new names from the lists (the default)"}
+          "fiction_b": "`coref_fiction_b`, new names from the lists (the default)",
+          "fiction_c_passage": "`coref_fiction_c`, two people's names exchanged "
+                               "(`new_names: passage`)",
+          "fiction_c": "`coref_fiction_c`, new names from the lists (the default)"}
 HEAD = ["| `name_swap`, part | passages | follow-ups | violations | per 100 passages | read | real "
         "(first / second) | validity (first / second) | real per 100 passages (first / second) "
         "| agreement |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
@@ -343,7 +352,8 @@ def _later(key: dict, marks: dict) -> str:
 
 
 SHORT = {"fiction_passage": "exchanges'", "fiction": "lists'",
-         "fiction_b_passage": "exchanges'", "fiction_b": "lists'"}
+         "fiction_b_passage": "exchanges'", "fiction_b": "lists'",
+         "fiction_c_passage": "exchanges'", "fiction_c": "lists'"}
 BUILT = {"l": "passages of eleven public-domain novels, none of them in LitBank "
               "(`suites/data/coref_fiction.jsonl`, `bench/make_coref_fiction.py`), built after "
               "every rule of `name_swap` was written",
@@ -351,7 +361,18 @@ BUILT = {"l": "passages of eleven public-domain novels, none of them in LitBank 
               "(`suites/data/coref_fiction_b.jsonl`, `bench/make_coref_fiction.py --part b`), "
               "built after part l was read and the rules written on it (a surname after a title "
               "or in a full name, a name also in capitals, a pet form of a name of the other "
+              "gender)",
+         "n": "passages of eleven more public-domain novels, none of them in LitBank "
+              "(`suites/data/coref_fiction_c.jsonl`, `bench/make_coref_fiction.py --part c`), "
+              "built after part m was read and the rules written on it (a name also in a "
+              "hyphenated word, a pet name of it in the passage, a pet form of a name of each "
               "gender)"}
+
+
+RULES_AFTER = {"l": "a surname after a title or in a full name, a name also in capitals, a pet "
+                    "form of a name of the other gender",
+               "m": "a name also in a hyphenated word, a pet name of it in the passage, a pet "
+                    "form of a name of each gender"}
 
 
 def _later_by_run(key: dict, marks: dict, which: str) -> str:
@@ -366,10 +387,9 @@ def _later_by_run(key: dict, marks: dict, which: str) -> str:
         false = " / ".join(str(sum(not marks[rd][i] for i in ids)) for rd in ("first", "second"))
         said.append(f"{len(ids)} of the {SHORT[part]} read violations ({false} of them false "
                     f"alarms to the two readers)")
-    return (f"\n\nThe rules written after this part was read (a surname after a title or in a "
-            f"full name, a name also in capitals, a pet form of a name of the other gender) "
-            f"would not make {' and '.join(said)} "
-            f"(`{key['later_rules']['command']}`; counted on the part they were written on).")
+    return (f"\n\nThe rules written after this part was read ({RULES_AFTER[which]}) would not "
+            f"make {' and '.join(said)} (`{key['later_rules']['command']}` at commit "
+            f"{key['later_rules']['code']}; counted on the part they were written on).")
 
 
 def _errors(key: dict) -> int:
@@ -417,7 +437,7 @@ def table(which: str = "bc") -> str:
             f"violations read as above (`bench/reads/{SETS['k'][0]}.*`); xrenner could not "
             f"answer {_errors(key)} cases (it put one mention in two clusters, or gave up on a "
             f"parse). As for the code, {key['code']}." + _later(key, marks))
-    if which in ("l", "m"):
+    if which in ("l", "m", "n"):
         first, lists = SETS[which][1]
         return "\n".join(HEAD + rows) + (
             f"\n\nOn {BUILT[which]} (`{_suite(first)}` and `{_suite(lists)}`, then `draw --part "
@@ -469,7 +489,7 @@ def main() -> int:
     d.add_argument("--seed", type=int, default=13)
     r = sub.add_parser("rules")
     r.add_argument("runs", type=Path, nargs="*")
-    r.add_argument("--part", choices=["bc", "h", "j", "k", "l"], default="bc")
+    r.add_argument("--part", choices=["bc", "h", "j", "k", "l", "m"], default="bc")
     ap.add_argument("--part", choices=list(SETS), default="bc")
     args = ap.parse_args()
     if args.cmd == "draw":

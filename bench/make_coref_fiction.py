@@ -1,13 +1,13 @@
-"""Builds suites/data/coref_fiction.jsonl, coref_fiction_b.jsonl and coref_fiction_c.jsonl:
+"""Builds suites/data/coref_fiction.jsonl and coref_fiction_b.jsonl to coref_fiction_d.jsonl:
 passages of public-domain English novels from Project Gutenberg, eleven in each part, for the
 coreference task: text of another genre than the shipped news documents, none of it in LitBank
 (whose first 2,000 words of a hundred novels are kept apart for measuring from outside), and
 none of ``name_swap``'s rules written on it. Part a (1811–1922) was built after the rules were
 last changed, to measure them; part b (1814–1922, other books) after part a was read and the
-rules written on it; part c (1853–1919, other books again) after part b was read and the rules
-written on it.
+rules written on it; parts c (1853–1919) and d (1849–1911), other books again, after part b was
+read and the rules written on it.
 
-Usage: python bench/make_coref_fiction.py [--part a|b|c] BOOK_DIR...
+Usage: python bench/make_coref_fiction.py [--part a|b|c|d] BOOK_DIR...
     each BOOK_DIR a checkout or git directory of one of the part's GITenberg repositories
     (github.com/GITenberg/<name>_<number>, the books in ``BOOKS``), e.g. from ``git clone``.
 
@@ -45,8 +45,13 @@ BOOKS = {"a": {"1342": "Pride and Prejudice", "158": "Emma", "161": "Sense and S
          "c": {"2726": "Eight Cousins", "2787": "An Old-Fashioned Girl", "2788": "Little Men",
                "8994": "What Katy Did", "544": "Anne's House of Dreams", "5343": "Rainbow Valley",
                "4274": "Wives and Daughters", "9182": "Villette", "946": "Lady Susan",
-               "3499": "Jo's Boys", "836": "The Phoenix and the Carpet"}}
-OUT = {"a": "coref_fiction.jsonl", "b": "coref_fiction_b.jsonl", "c": "coref_fiction_c.jsonl"}
+               "3499": "Jo's Boys", "836": "The Phoenix and the Carpet"},
+         "d": {"5342": "The Story Girl", "5341": "Kilmeny of the Orchard", "30486": "Shirley",
+               "4275": "Ruth", "16": "Peter Pan", "1028": "The Professor",
+               "6688": "The Mill on the Floss", "7469": "Daniel Deronda",
+               "3409": "Barchester Towers", "619": "The Warden", "8954": "Lady Audley's Secret"}}
+OUT = {"a": "coref_fiction.jsonl", "b": "coref_fiction_b.jsonl", "c": "coref_fiction_c.jsonl",
+       "d": "coref_fiction_d.jsonl"}
 MIN_WORDS, MAX_WORDS, MAX_PARAGRAPH, PER_BOOK = 40, 150, 220, 200
 START = re.compile(r"^\*\*\* ?START OF (?:THE|THIS) PROJECT GUTENBERG.*$", re.M)
 END = re.compile(r"^\*\*\* ?END OF (?:THE|THIS) PROJECT GUTENBERG.*$", re.M)
