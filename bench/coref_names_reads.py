@@ -30,8 +30,9 @@ GAP, each read by two readers, the second blind; beside CREST's defaults on the 
 - part ``m``: passages of eleven other novels (``make_coref_fiction.py --part b``), built
   after part l was read and the rules written on it, drawn and read as part l;
   ``bench/reads/coref_names_m.*``;
-- part ``n``: passages of eleven more novels (``--part c``), built after part m was read and
-  the rules written on it, drawn and read as part l; ``bench/reads/coref_names_n.*``.
+- part ``n``: passages of twice eleven more novels (``--part c``, ``--part d``), built after
+  part m was read and the rules written on it, drawn and read as part l (every violation of
+  both parts' exchanges, ``--n`` of both parts' lists); ``bench/reads/coref_names_n.*``.
 
     python bench/coref_names_reads.py draw --part bc GAP_B_RUN GAP_C_RUN [--n 50] [--seed 13]
     python bench/coref_names_reads.py draw --part d GAP_D_RUN [--n 50] [--seed 13]
@@ -46,8 +47,9 @@ GAP, each read by two readers, the second blind; beside CREST's defaults on the 
         which read violations of part bc the rules would not have made, and the counts of
         runs of the same suites with them
     python bench/coref_names_reads.py draw --part k REDOCRED_RUN
-    python bench/coref_names_reads.py draw --part l|m|n PASSAGE_RUN LISTS_RUN [--n 40]
-        (every violation of the first run, ``--n`` drawn from the second)
+    python bench/coref_names_reads.py draw --part l|m PASSAGE_RUN LISTS_RUN [--n 40]
+    python bench/coref_names_reads.py draw --part n C_PASSAGE_RUN C_RUN D_PASSAGE_RUN D_RUN
+        (every violation of the exchanges' runs, ``--n`` drawn from the lists' runs)
     python bench/coref_names_reads.py [--part bc|d|e|f|h|j|k|l|m|n]
         a part's table, once its draw's .first.json and .second.json hold the marks
 """
@@ -76,7 +78,8 @@ SETS = {"bc": ("coref_names", ("gap_b", "gap_c")), "d": ("coref_names_d", ("gap_
          "k": ("coref_names_k", ("redocred",)),
          "l": ("coref_names_l", ("fiction_passage", "fiction")),
          "m": ("coref_names_m", ("fiction_b_passage", "fiction_b")),
-         "n": ("coref_names_n", ("fiction_c_passage", "fiction_c"))}
+         "n": ("coref_names_n", ("fiction_c_passage", "fiction_c", "fiction_d_passage",
+                                 "fiction_d"))}
 RULE = ("real = the follow-up is a fair, natural edit of the source (a person's first name "
         "replaced, at every occurrence, by another first name of the same gender that can stand "
         "there; giving the person another name is the edit itself, and does not by itself count "
@@ -113,9 +116,9 @@ def draw(which: str, runs_dirs: list[Path], n: int, seed: int) -> None:
                     picked.append((part, c))
         rng.shuffle(picked)
     elif which in ("l", "m", "n"):  # every exchange's violation, n of the lists'
-        first, second = (runs[p]["fails"] for p in parts)
-        picked = [(parts[0], c) for c in first] + [
-            (parts[1], c) for c in rng.sample(second, min(n, len(second)))]
+        lists = [(p, c) for p in parts if not p.endswith("_passage") for c in runs[p]["fails"]]
+        picked = [(p, c) for p in parts if p.endswith("_passage") for c in runs[p]["fails"]]
+        picked += rng.sample(lists, min(n, len(lists)))
         rng.shuffle(picked)
     else:
         read = parts[:2] if which in ("f", "h", "j") else parts
@@ -259,7 +262,10 @@ LABELS = {"gap_b": "`coref_gap_b`", "gap_c": "`coref_gap_c`", "gap_d": "`coref_g
           "fiction_b": "`coref_fiction_b`, new names from the lists (the default)",
           "fiction_c_passage": "`coref_fiction_c`, two people's names exchanged "
                                "(`new_names: passage`)",
-          "fiction_c": "`coref_fiction_c`, new names from the lists (the default)"}
+          "fiction_c": "`coref_fiction_c`, new names from the lists (the default)",
+          "fiction_d_passage": "`coref_fiction_d`, two people's names exchanged "
+                               "(`new_names: passage`)",
+          "fiction_d": "`coref_fiction_d`, new names from the lists (the default)"}
 HEAD = ["| `name_swap`, part | passages | follow-ups | violations | per 100 passages | read | real "
         "(first / second) | validity (first / second) | real per 100 passages (first / second) "
         "| agreement |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
@@ -353,7 +359,8 @@ def _later(key: dict, marks: dict) -> str:
 
 SHORT = {"fiction_passage": "exchanges'", "fiction": "lists'",
          "fiction_b_passage": "exchanges'", "fiction_b": "lists'",
-         "fiction_c_passage": "exchanges'", "fiction_c": "lists'"}
+         "fiction_c_passage": "exchanges'", "fiction_c": "lists'",
+         "fiction_d_passage": "exchanges'", "fiction_d": "lists'"}
 BUILT = {"l": "passages of eleven public-domain novels, none of them in LitBank "
               "(`suites/data/coref_fiction.jsonl`, `bench/make_coref_fiction.py`), built after "
               "every rule of `name_swap` was written",
@@ -362,17 +369,19 @@ BUILT = {"l": "passages of eleven public-domain novels, none of them in LitBank 
               "built after part l was read and the rules written on it (a surname after a title "
               "or in a full name, a name also in capitals, a pet form of a name of the other "
               "gender)",
-         "n": "passages of eleven more public-domain novels, none of them in LitBank "
-              "(`suites/data/coref_fiction_c.jsonl`, `bench/make_coref_fiction.py --part c`), "
-              "built after part m was read and the rules written on it (a name also in a "
-              "hyphenated word, a pet name of it in the passage, a pet form of a name of each "
-              "gender)"}
+         "n": "passages of twice eleven more public-domain novels, none of them in LitBank "
+              "(`suites/data/coref_fiction_c.jsonl` and `_d.jsonl`, `bench/make_coref_fiction.py "
+              "--part c` and `--part d`), built after part m was read and the rules written on "
+              "it (a name also in a hyphenated word, a pet name of it in the passage, a pet form "
+              "of a name of each gender)"}
 
 
 RULES_AFTER = {"l": "a surname after a title or in a full name, a name also in capitals, a pet "
                     "form of a name of the other gender",
                "m": "a name also in a hyphenated word, a pet name of it in the passage, a pet "
-                    "form of a name of each gender"}
+                    "form of a name of each gender",
+               "n": "a pet form of the same full name inside a sentence, \"Tom\" beside "
+                    "\"Tommy\""}
 
 
 def _later_by_run(key: dict, marks: dict, which: str) -> str:
@@ -438,11 +447,20 @@ def table(which: str = "bc") -> str:
             f"answer {_errors(key)} cases (it put one mention in two clusters, or gave up on a "
             f"parse). As for the code, {key['code']}." + _later(key, marks))
     if which in ("l", "m", "n"):
-        first, lists = SETS[which][1]
+        parts = SETS[which][1]
+        exchanges = [p for p in parts if p.endswith("_passage")]
+        lists = [p for p in parts if p not in exchanges]
+        if len(parts) > 2:        # two parts: a row for each form over both
+            rows += [_row(f"both parts, {what}", *[sum(v) for v in zip(
+                *(_vals(key, marks, p) for p in group))][:7],
+                read2=sum(_vals(key, marks, p)[7] for p in group))
+                for what, group in (("exchanges", exchanges), ("lists", lists))]
+        suites = " and ".join(f"`{_suite(p)}`" for p in parts)
+        runs = " ".join(f"RUN_{p.upper()}" for p in parts)
         return "\n".join(HEAD + rows) + (
-            f"\n\nOn {BUILT[which]} (`{_suite(first)}` and `{_suite(lists)}`, then `draw --part "
-            f"{which} RUN_PASSAGE RUN_LISTS`): every violation of the exchanges and "
-            f"{_vals(key, marks, lists)[3]} of the lists' drawn at random, read together as above "
+            f"\n\nOn {BUILT[which]} ({suites}, then `draw --part {which} {runs}`): every "
+            f"violation of the exchanges and {sum(_vals(key, marks, p)[3] for p in lists)} of "
+            f"the lists' drawn at random, read together as above "
             f"(`bench/reads/{SETS[which][0]}.*`); xrenner could not answer "
             f"{', '.join(str(r['errors']) for r in key['runs'].values())} cases. As for the "
             f"code, {key['code']}." + _later_by_run(key, marks, which))
@@ -489,7 +507,7 @@ def main() -> int:
     d.add_argument("--seed", type=int, default=13)
     r = sub.add_parser("rules")
     r.add_argument("runs", type=Path, nargs="*")
-    r.add_argument("--part", choices=["bc", "h", "j", "k", "l", "m"], default="bc")
+    r.add_argument("--part", choices=["bc", "h", "j", "k", "l", "m", "n"], default="bc")
     ap.add_argument("--part", choices=list(SETS), default="bc")
     args = ap.parse_args()
     if args.cmd == "draw":

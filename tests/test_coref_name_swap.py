@@ -284,6 +284,9 @@ def test_a_kin_noun_that_gives_the_other_gender_keeps_the_name(swap):
      "Roberta"),
     ('"I\'ll walk with Priscilla," said Phil. "Pris and I will have sport." Priscilla laughed.',
      "Priscilla"),
+    # a pet form of the same full name inside a sentence ("Tom" beside "Tommy": Thomas)
+    ('"Can I learn it?" Tom meekly asked. "What will you give me?" said Tommy. Tommy grinned.',
+     "Tommy"),
 ])
 def test_a_surname_a_name_out_of_reach_or_with_a_pet_name_is_left(
         swap, text, name):

@@ -209,20 +209,24 @@ def _nicknamer() -> Any:
 def _pet_names(name: str, gender: str, text: str) -> bool:
     """Whether the name goes with a pet name that would stay: the passage gives a pet form of
     it ("Bobbie" for Roberta, by the nicknames package's table, or "Pris", a start of
-    "Priscilla" that WordNet does not know as a word), or the name is a pet form of a longer
-    name of each gender ("Tony": Anthony, Antonia), so the person may be of either."""
+    "Priscilla" that WordNet does not know as a word, or a pet form of the same full name
+    inside a sentence: "Tom" beside "Tommy"), or the name is a pet form of a longer name of
+    each gender ("Tony": Anthony, Antonia), so the person may be of either."""
     nicknames, genders = _nicknamer(), _genders()
     longer = {genders.get(c.capitalize()) for c in nicknames.canonicals_of(name)
               if len(c) > len(name)}
     if {"male", "female"} <= longer:
         return True
-    pets = nicknames.nicknames_of(name)
-    low = name.lower()
+    pets, low = nicknames.nicknames_of(name), name.lower()
     for word in set(re.findall(r"\b[A-Z][a-z]+\b", text)) - {name}:
         w = word.lower()
         if w in pets or (len(w) >= 3 and low.startswith(w) and _unknown_to_wordnet(w)):
             return True
-    return False
+    # a pet form of the same full name inside a sentence ("Tom" beside "Tommy": Thomas)
+    full = nicknames.canonicals_of(name)
+    return any(nicknames.canonicals_of(w) & full for w in
+               set(re.findall(r"(?:(?<=[a-z,;] )|(?<=[a-z,;?!][\"'] ))[A-Z][a-z]+\b", text))
+               - {name})
 
 
 def passage_year(text: str) -> float | None:
