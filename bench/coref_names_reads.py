@@ -391,10 +391,10 @@ def _later_by_run(key: dict, marks: dict, which: str) -> str:
         return ""
     gone = key["later_rules"]["name"] + key["later_rules"]["renamed"]
     said = []
-    for part in SETS[which][1]:
-        ids = [i for i in gone if key["key"][i]["part"] == part]
+    for form in ("exchanges'", "lists'"):      # by form, over the part's runs
+        ids = [i for i in gone if SHORT[key["key"][i]["part"]] == form]
         false = " / ".join(str(sum(not marks[rd][i] for i in ids)) for rd in ("first", "second"))
-        said.append(f"{len(ids)} of the {SHORT[part]} read violations ({false} of them false "
+        said.append(f"{len(ids)} of the {form} read violations ({false} of them false "
                     f"alarms to the two readers)")
     return (f"\n\nThe rules written after this part was read ({RULES_AFTER[which]}) would not "
             f"make {' and '.join(said)} (`{key['later_rules']['command']}` at commit "
