@@ -32,7 +32,10 @@ GAP, each read by two readers, the second blind; beside CREST's defaults on the 
   ``bench/reads/coref_names_m.*``;
 - part ``n``: passages of twice eleven more novels (``--part c``, ``--part d``), built after
   part m was read and the rules written on it, drawn and read as part l (every violation of
-  both parts' exchanges, ``--n`` of both parts' lists); ``bench/reads/coref_names_n.*``.
+  both parts' exchanges, ``--n`` of both parts' lists); ``bench/reads/coref_names_n.*``;
+- part ``o``: passages of twice eleven more novels (``--part e``, ``--part f``), built after
+  part n was read and the rule written on it: every violation of the exchanges, read as part
+  l (the lists' form was not run); ``bench/reads/coref_names_o.*``.
 
     python bench/coref_names_reads.py draw --part bc GAP_B_RUN GAP_C_RUN [--n 50] [--seed 13]
     python bench/coref_names_reads.py draw --part d GAP_D_RUN [--n 50] [--seed 13]
@@ -49,8 +52,9 @@ GAP, each read by two readers, the second blind; beside CREST's defaults on the 
     python bench/coref_names_reads.py draw --part k REDOCRED_RUN
     python bench/coref_names_reads.py draw --part l|m PASSAGE_RUN LISTS_RUN [--n 40]
     python bench/coref_names_reads.py draw --part n C_PASSAGE_RUN C_RUN D_PASSAGE_RUN D_RUN
+    python bench/coref_names_reads.py draw --part o E_PASSAGE_RUN F_PASSAGE_RUN
         (every violation of the exchanges' runs, ``--n`` drawn from the lists' runs)
-    python bench/coref_names_reads.py [--part bc|d|e|f|h|j|k|l|m|n]
+    python bench/coref_names_reads.py [--part bc|d|e|f|h|j|k|l|m|n|o]
         a part's table, once its draw's .first.json and .second.json hold the marks
 """
 from __future__ import annotations
@@ -79,7 +83,8 @@ SETS = {"bc": ("coref_names", ("gap_b", "gap_c")), "d": ("coref_names_d", ("gap_
          "l": ("coref_names_l", ("fiction_passage", "fiction")),
          "m": ("coref_names_m", ("fiction_b_passage", "fiction_b")),
          "n": ("coref_names_n", ("fiction_c_passage", "fiction_c", "fiction_d_passage",
-                                 "fiction_d"))}
+                                 "fiction_d")),
+         "o": ("coref_names_o", ("fiction_e_passage", "fiction_f_passage"))}
 RULE = ("real = the follow-up is a fair, natural edit of the source (a person's first name "
         "replaced, at every occurrence, by another first name of the same gender that can stand "
         "there; giving the person another name is the edit itself, and does not by itself count "
@@ -115,7 +120,7 @@ def draw(which: str, runs_dirs: list[Path], n: int, seed: int) -> None:
                     seen.add(k)
                     picked.append((part, c))
         rng.shuffle(picked)
-    elif which in ("l", "m", "n"):  # every exchange's violation, n of the lists'
+    elif which in ("l", "m", "n", "o"):  # every exchange's violation, n of the lists'
         lists = [(p, c) for p in parts if not p.endswith("_passage") for c in runs[p]["fails"]]
         picked = [(p, c) for p in parts if p.endswith("_passage") for c in runs[p]["fails"]]
         picked += rng.sample(lists, min(n, len(lists)))
@@ -265,7 +270,11 @@ LABELS = {"gap_b": "`coref_gap_b`", "gap_c": "`coref_gap_c`", "gap_d": "`coref_g
           "fiction_c": "`coref_fiction_c`, new names from the lists (the default)",
           "fiction_d_passage": "`coref_fiction_d`, two people's names exchanged "
                                "(`new_names: passage`)",
-          "fiction_d": "`coref_fiction_d`, new names from the lists (the default)"}
+          "fiction_d": "`coref_fiction_d`, new names from the lists (the default)",
+          "fiction_e_passage": "`coref_fiction_e`, two people's names exchanged "
+                               "(`new_names: passage`)",
+          "fiction_f_passage": "`coref_fiction_f`, two people's names exchanged "
+                               "(`new_names: passage`)"}
 HEAD = ["| `name_swap`, part | passages | follow-ups | violations | per 100 passages | read | real "
         "(first / second) | validity (first / second) | real per 100 passages (first / second) "
         "| agreement |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
@@ -360,7 +369,8 @@ def _later(key: dict, marks: dict) -> str:
 SHORT = {"fiction_passage": "exchanges'", "fiction": "lists'",
          "fiction_b_passage": "exchanges'", "fiction_b": "lists'",
          "fiction_c_passage": "exchanges'", "fiction_c": "lists'",
-         "fiction_d_passage": "exchanges'", "fiction_d": "lists'"}
+         "fiction_d_passage": "exchanges'", "fiction_d": "lists'",
+         "fiction_e_passage": "exchanges'", "fiction_f_passage": "exchanges'"}
 BUILT = {"l": "passages of eleven public-domain novels, none of them in LitBank "
               "(`suites/data/coref_fiction.jsonl`, `bench/make_coref_fiction.py`), built after "
               "every rule of `name_swap` was written",
@@ -373,7 +383,11 @@ BUILT = {"l": "passages of eleven public-domain novels, none of them in LitBank 
               "(`suites/data/coref_fiction_c.jsonl` and `_d.jsonl`, `bench/make_coref_fiction.py "
               "--part c` and `--part d`), built after part m was read and the rules written on "
               "it (a name also in a hyphenated word, a pet name of it in the passage, a pet form "
-              "of a name of each gender)"}
+              "of a name of each gender)",
+         "o": "passages of twice eleven more public-domain novels, none of them in LitBank "
+              "(`suites/data/coref_fiction_e.jsonl` and `_f.jsonl`, `bench/make_coref_fiction.py "
+              "--part e` and `--part f`), built after part n was read and the rule written on it "
+              "(a pet form of the same full name inside a sentence)"}
 
 
 RULES_AFTER = {"l": "a surname after a title or in a full name, a name also in capitals, a pet "
@@ -446,21 +460,22 @@ def table(which: str = "bc") -> str:
             f"violations read as above (`bench/reads/{SETS['k'][0]}.*`); xrenner could not "
             f"answer {_errors(key)} cases (it put one mention in two clusters, or gave up on a "
             f"parse). As for the code, {key['code']}." + _later(key, marks))
-    if which in ("l", "m", "n"):
+    if which in ("l", "m", "n", "o"):
         parts = SETS[which][1]
         exchanges = [p for p in parts if p.endswith("_passage")]
         lists = [p for p in parts if p not in exchanges]
-        if len(parts) > 2:        # two parts: a row for each form over both
+        if len(exchanges) > 1:    # two parts: a row for each form over both
             rows += [_row(f"both parts, {what}", *[sum(v) for v in zip(
                 *(_vals(key, marks, p) for p in group))][:7],
                 read2=sum(_vals(key, marks, p)[7] for p in group))
-                for what, group in (("exchanges", exchanges), ("lists", lists))]
+                for what, group in (("exchanges", exchanges), ("lists", lists)) if group]
+        drawn = (f" and {sum(_vals(key, marks, p)[3] for p in lists)} of the lists' drawn at "
+                 f"random, read together" if lists else ", read")
         suites = " and ".join(f"`{_suite(p)}`" for p in parts)
         runs = " ".join(f"RUN_{p.upper()}" for p in parts)
         return "\n".join(HEAD + rows) + (
             f"\n\nOn {BUILT[which]} ({suites}, then `draw --part {which} {runs}`): every "
-            f"violation of the exchanges and {sum(_vals(key, marks, p)[3] for p in lists)} of "
-            f"the lists' drawn at random, read together as above "
+            f"violation of the exchanges{drawn} as above "
             f"(`bench/reads/{SETS[which][0]}.*`); xrenner could not answer "
             f"{', '.join(str(r['errors']) for r in key['runs'].values())} cases. As for the "
             f"code, {key['code']}." + _later_by_run(key, marks, which))
