@@ -33,7 +33,7 @@ GAP, each read by two readers, the second blind; beside CREST's defaults on the 
 - part ``n``: passages of twice eleven more novels (``--part c``, ``--part d``), built after
   part m was read and the rules written on it, drawn and read as part l (every violation of
   both parts' exchanges, ``--n`` of both parts' lists); ``bench/reads/coref_names_n.*``;
-- part ``o``: passages of twice eleven more novels (``--part e``, ``--part f``), built after
+- part ``o``: passages of twenty-nine more novels (``--part e``, ``f``, ``g``), built after
   part n was read and the rule written on it: every violation of the exchanges, read as part
   l (the lists' form was not run); ``bench/reads/coref_names_o.*``.
 
@@ -52,7 +52,7 @@ GAP, each read by two readers, the second blind; beside CREST's defaults on the 
     python bench/coref_names_reads.py draw --part k REDOCRED_RUN
     python bench/coref_names_reads.py draw --part l|m PASSAGE_RUN LISTS_RUN [--n 40]
     python bench/coref_names_reads.py draw --part n C_PASSAGE_RUN C_RUN D_PASSAGE_RUN D_RUN
-    python bench/coref_names_reads.py draw --part o E_PASSAGE_RUN F_PASSAGE_RUN
+    python bench/coref_names_reads.py draw --part o E_PASSAGE_RUN F_PASSAGE_RUN G_PASSAGE_RUN
         (every violation of the exchanges' runs, ``--n`` drawn from the lists' runs)
     python bench/coref_names_reads.py [--part bc|d|e|f|h|j|k|l|m|n|o]
         a part's table, once its draw's .first.json and .second.json hold the marks
@@ -84,7 +84,7 @@ SETS = {"bc": ("coref_names", ("gap_b", "gap_c")), "d": ("coref_names_d", ("gap_
          "m": ("coref_names_m", ("fiction_b_passage", "fiction_b")),
          "n": ("coref_names_n", ("fiction_c_passage", "fiction_c", "fiction_d_passage",
                                  "fiction_d")),
-         "o": ("coref_names_o", ("fiction_e_passage", "fiction_f_passage"))}
+         "o": ("coref_names_o", ("fiction_e_passage", "fiction_f_passage", "fiction_g_passage"))}
 RULE = ("real = the follow-up is a fair, natural edit of the source (a person's first name "
         "replaced, at every occurrence, by another first name of the same gender that can stand "
         "there; giving the person another name is the edit itself, and does not by itself count "
@@ -274,6 +274,8 @@ LABELS = {"gap_b": "`coref_gap_b`", "gap_c": "`coref_gap_c`", "gap_d": "`coref_g
           "fiction_e_passage": "`coref_fiction_e`, two people's names exchanged "
                                "(`new_names: passage`)",
           "fiction_f_passage": "`coref_fiction_f`, two people's names exchanged "
+                               "(`new_names: passage`)",
+          "fiction_g_passage": "`coref_fiction_g`, two people's names exchanged "
                                "(`new_names: passage`)"}
 HEAD = ["| `name_swap`, part | passages | follow-ups | violations | per 100 passages | read | real "
         "(first / second) | validity (first / second) | real per 100 passages (first / second) "
@@ -370,7 +372,8 @@ SHORT = {"fiction_passage": "exchanges'", "fiction": "lists'",
          "fiction_b_passage": "exchanges'", "fiction_b": "lists'",
          "fiction_c_passage": "exchanges'", "fiction_c": "lists'",
          "fiction_d_passage": "exchanges'", "fiction_d": "lists'",
-         "fiction_e_passage": "exchanges'", "fiction_f_passage": "exchanges'"}
+         "fiction_e_passage": "exchanges'", "fiction_f_passage": "exchanges'",
+         "fiction_g_passage": "exchanges'"}
 BUILT = {"l": "passages of eleven public-domain novels, none of them in LitBank "
               "(`suites/data/coref_fiction.jsonl`, `bench/make_coref_fiction.py`), built after "
               "every rule of `name_swap` was written",
@@ -384,10 +387,10 @@ BUILT = {"l": "passages of eleven public-domain novels, none of them in LitBank 
               "--part c` and `--part d`), built after part m was read and the rules written on "
               "it (a name also in a hyphenated word, a pet name of it in the passage, a pet form "
               "of a name of each gender)",
-         "o": "passages of twice eleven more public-domain novels, none of them in LitBank "
-              "(`suites/data/coref_fiction_e.jsonl` and `_f.jsonl`, `bench/make_coref_fiction.py "
-              "--part e` and `--part f`), built after part n was read and the rule written on it "
-              "(a pet form of the same full name inside a sentence)"}
+         "o": "passages of twenty-nine more public-domain novels, none of them in LitBank "
+              "(`suites/data/coref_fiction_e.jsonl`, `_f.jsonl` and `_g.jsonl`, "
+              "`bench/make_coref_fiction.py --part e`, `f` and `g`), built after part n was read "
+              "and the rule written on it (a pet form of the same full name inside a sentence)"}
 
 
 RULES_AFTER = {"l": "a surname after a title or in a full name, a name also in capitals, a pet "
@@ -464,8 +467,9 @@ def table(which: str = "bc") -> str:
         parts = SETS[which][1]
         exchanges = [p for p in parts if p.endswith("_passage")]
         lists = [p for p in parts if p not in exchanges]
-        if len(exchanges) > 1:    # two parts: a row for each form over both
-            rows += [_row(f"both parts, {what}", *[sum(v) for v in zip(
+        if len(exchanges) > 1:    # several parts: a row for each form over them
+            rows += [_row(f"all {len(exchanges)} parts, {what}" if len(exchanges) > 2 else
+                          f"both parts, {what}", *[sum(v) for v in zip(
                 *(_vals(key, marks, p) for p in group))][:7],
                 read2=sum(_vals(key, marks, p)[7] for p in group))
                 for what, group in (("exchanges", exchanges), ("lists", lists)) if group]

@@ -312,6 +312,7 @@ for _name, _module, *_args in (("re-r1-lm", "re_r1_lm"), ("re-named-again", "re_
                                ("coref-names-l", "coref_names_reads", "l"),
                                ("coref-names-m", "coref_names_reads", "m"),
                                ("coref-names-n", "coref_names_reads", "n"),
+                               ("coref-names-o", "coref_names_reads", "o"),
                                ("xrenner-mends", "xrenner_mends"),
                                ("ner-shuffle-subtypes", "ner_shuffle_subtypes"),
                                ("ner-redocred", "ner_redocred_reads"),

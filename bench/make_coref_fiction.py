@@ -1,7 +1,7 @@
 """Builds suites/data/coref_fiction.jsonl and coref_fiction_b.jsonl to coref_fiction_g.jsonl:
 passages of public-domain English novels from Project Gutenberg, eleven in each part (eight in
-part g), for the
-coreference task: text of another genre than the shipped news documents, none of it in LitBank
+part g), for the coreference task: text of another genre than the shipped news documents, none
+of it in LitBank
 (whose first 2,000 words of a hundred novels are kept apart for measuring from outside), and
 none of ``name_swap``'s rules written on it. Part a (1811–1922) was built after the rules were
 last changed, to measure them; part b (1814–1922, other books) after part a was read and the
