@@ -20,8 +20,14 @@ A name is swapped only when it is certainly a person's:
 - never after a monarch's or a saint's title ("King William", "king Louis", "St. Francis") or
   before a regnal number ("Louis IV"): a ruler of history does not take a name of today's
   lists; never a venue's or a brand's ("Joe's Pub": a possessive before a capitalised word),
-  and never, for a name that is also a surname, a later word of a person's name ("Wes Thomas",
-  "James Clayton");
+  never a later word of anyone's full name ("Wes Thomas", "Anne Shirley", "Emma Jane"), and
+  never after a title that takes a surname with no other name after it ("Miss Stacy",
+  "Mr. Harrison"; "Miss Sarah Copp" is a first name);
+- written nowhere the swap cannot reach: not in capitals too ("name her ANNE") nor inside a
+  hyphenated word ("the Sarah-cat");
+- with no pet name of it beside it ("Bobbie" for Roberta, by the ``nicknames`` package's table;
+  "Pris", the first letters of "Priscilla"; "Tom" beside "Tommy", pet forms of one full name),
+  and not itself a pet form of a name of each gender ("Tony": Anthony, Antonia);
 - never in a work's title ("the TV show Sara", "A Fish Called Wanda"), beside a nickname
   ("Katherine … "Kate" Mulgrew", "Charles Graham (Carl) Anderson") or before an epithet
   ("Alexander the Great"), and never of a person WordNet knows by the full name ("Lewis
@@ -213,8 +219,8 @@ def _pet_names(name: str, gender: str, text: str) -> bool:
     inside a sentence: "Tom" beside "Tommy"), or the name is a pet form of a longer name of
     each gender ("Tony": Anthony, Antonia), so the person may be of either."""
     nicknames, genders = _nicknamer(), _genders()
-    longer = {genders.get(c.capitalize()) for c in nicknames.canonicals_of(name)
-              if len(c) > len(name)}
+    full = nicknames.canonicals_of(name)
+    longer = {genders.get(c.capitalize()) for c in full if len(c) > len(name)}
     if {"male", "female"} <= longer:
         return True
     pets, low = nicknames.nicknames_of(name), name.lower()
@@ -223,7 +229,6 @@ def _pet_names(name: str, gender: str, text: str) -> bool:
         if w in pets or (len(w) >= 3 and low.startswith(w) and _unknown_to_wordnet(w)):
             return True
     # a pet form of the same full name inside a sentence ("Tom" beside "Tommy": Thomas)
-    full = nicknames.canonicals_of(name)
     return any(nicknames.canonicals_of(w) & full for w in
                set(re.findall(r"(?:(?<=[a-z,;] )|(?<=[a-z,;?!][\"'] ))[A-Z][a-z]+\b", text))
                - {name})
