@@ -1,15 +1,17 @@
-"""Builds suites/data/coref_fiction.jsonl and coref_fiction_b.jsonl to coref_fiction_g.jsonl:
+"""Builds suites/data/coref_fiction.jsonl and coref_fiction_b.jsonl to coref_fiction_h.jsonl:
 passages of public-domain English novels from Project Gutenberg, eleven in each part (eight in
-part g), for the coreference task: text of another genre than the shipped news documents, none
+part g, six in h), for the coreference task: text of another genre than the shipped news documents, none
 of it in LitBank
 (whose first 2,000 words of a hundred novels are kept apart for measuring from outside), and
 none of ``name_swap``'s rules written on it. Part a (1811–1922) was built after the rules were
 last changed, to measure them; part b (1814–1922, other books) after part a was read and the
 rules written on it; parts c (1853–1919) and d (1849–1911), other books again, after part b was
 read and the rules written on it; parts e (1839–1895), f (1858–1911) and g (eight books,
-1877–1922) after parts c and d were read and the rule written on them.
+1877–1922) after parts c and d were read and the rule written on them; part h (six books,
+1867–1921) after parts e to g were read, with no rule written on them, to measure the same code
+again.
 
-Usage: python bench/make_coref_fiction.py [--part a|b|c|d|e|f|g] BOOK_DIR...
+Usage: python bench/make_coref_fiction.py [--part a|b|c|d|e|f|g|h] BOOK_DIR...
     each BOOK_DIR a checkout or git directory of one of the part's GITenberg repositories
     (github.com/GITenberg/<name>_<number>, the books in ``BOOKS``), e.g. from ``git clone``.
 
@@ -64,8 +66,11 @@ BOOKS = {"a": {"1342": "Pride and Prejudice", "158": "Emma", "161": "Sense and S
                "24020": "Romola", "583": "The Woman in White"},
          "g": {"28948": "The Rainbow", "4240": "Women in Love", "5247": "The Old Wives' Tale",
                "5670": "Jacob's Room", "506": "The Shuttle", "2604": "The Longest Journey",
-               "7118": "What Maisie Knew", "177": "The American"}}
-OUT = {"a": "coref_fiction.jsonl", **{p: f"coref_fiction_{p}.jsonl" for p in "bcdefg"}}
+               "7118": "What Maisie Knew", "177": "The American"},
+         "h": {"2770": "Five Little Peppers and How They Grew", "5347": "Understood Betsy",
+               "125": "A Girl of the Limberlost", "6440": "Elsie Dinsmore",
+               "3796": "Rilla of Ingleside", "2786": "Jack and Jill"}}
+OUT = {"a": "coref_fiction.jsonl", **{p: f"coref_fiction_{p}.jsonl" for p in "bcdefgh"}}
 MIN_WORDS, MAX_WORDS, MAX_PARAGRAPH, PER_BOOK = 40, 150, 220, 200
 START = re.compile(r"^\*\*\* ?START OF (?:THE|THIS) PROJECT GUTENBERG.*$", re.M)
 END = re.compile(r"^\*\*\* ?END OF (?:THE|THIS) PROJECT GUTENBERG.*$", re.M)
