@@ -35,7 +35,10 @@ GAP, each read by two readers, the second blind; beside CREST's defaults on the 
   both parts' exchanges, ``--n`` of both parts' lists); ``bench/reads/coref_names_n.*``;
 - part ``o``: passages of twenty-nine more novels (``--part e``, ``f``, ``g``), built after
   part n was read and the rule written on it: every violation of the exchanges, read as part
-  l (the lists' form was not run); ``bench/reads/coref_names_o.*``.
+  l (the lists' form was not run); ``bench/reads/coref_names_o.*``;
+- part ``p``: passages of six more novels (``--part h``), built after part o was read, with no
+  rule written on it: the same code measured again, read as part o;
+  ``bench/reads/coref_names_p.*``.
 
     python bench/coref_names_reads.py draw --part bc GAP_B_RUN GAP_C_RUN [--n 50] [--seed 13]
     python bench/coref_names_reads.py draw --part d GAP_D_RUN [--n 50] [--seed 13]
@@ -53,8 +56,9 @@ GAP, each read by two readers, the second blind; beside CREST's defaults on the 
     python bench/coref_names_reads.py draw --part l|m PASSAGE_RUN LISTS_RUN [--n 40]
     python bench/coref_names_reads.py draw --part n C_PASSAGE_RUN C_RUN D_PASSAGE_RUN D_RUN
     python bench/coref_names_reads.py draw --part o E_PASSAGE_RUN F_PASSAGE_RUN G_PASSAGE_RUN
+    python bench/coref_names_reads.py draw --part p H_PASSAGE_RUN
         (every violation of the exchanges' runs, ``--n`` drawn from the lists' runs)
-    python bench/coref_names_reads.py [--part bc|d|e|f|h|j|k|l|m|n|o]
+    python bench/coref_names_reads.py [--part bc|d|e|f|h|j|k|l|m|n|o|p]
         a part's table, once its draw's .first.json and .second.json hold the marks
 """
 from __future__ import annotations
@@ -84,7 +88,10 @@ SETS = {"bc": ("coref_names", ("gap_b", "gap_c")), "d": ("coref_names_d", ("gap_
          "m": ("coref_names_m", ("fiction_b_passage", "fiction_b")),
          "n": ("coref_names_n", ("fiction_c_passage", "fiction_c", "fiction_d_passage",
                                  "fiction_d")),
-         "o": ("coref_names_o", ("fiction_e_passage", "fiction_f_passage", "fiction_g_passage"))}
+         "o": ("coref_names_o", ("fiction_e_passage", "fiction_f_passage", "fiction_g_passage")),
+         "p": ("coref_names_p", ("fiction_h_passage",))}
+#: The parts of novels: every violation of the exchanges read, a draw of the lists'.
+FICTION = ("l", "m", "n", "o", "p")
 RULE = ("real = the follow-up is a fair, natural edit of the source (a person's first name "
         "replaced, at every occurrence, by another first name of the same gender that can stand "
         "there; giving the person another name is the edit itself, and does not by itself count "
@@ -120,7 +127,7 @@ def draw(which: str, runs_dirs: list[Path], n: int, seed: int) -> None:
                     seen.add(k)
                     picked.append((part, c))
         rng.shuffle(picked)
-    elif which in ("l", "m", "n", "o"):  # every exchange's violation, n of the lists'
+    elif which in FICTION:      # every exchange's violation, n of the lists'
         lists = [(p, c) for p in parts if not p.endswith("_passage") for c in runs[p]["fails"]]
         picked = [(p, c) for p in parts if p.endswith("_passage") for c in runs[p]["fails"]]
         picked += rng.sample(lists, min(n, len(lists)))
@@ -276,6 +283,8 @@ LABELS = {"gap_b": "`coref_gap_b`", "gap_c": "`coref_gap_c`", "gap_d": "`coref_g
           "fiction_f_passage": "`coref_fiction_f`, two people's names exchanged "
                                "(`new_names: passage`)",
           "fiction_g_passage": "`coref_fiction_g`, two people's names exchanged "
+                               "(`new_names: passage`)",
+          "fiction_h_passage": "`coref_fiction_h`, two people's names exchanged "
                                "(`new_names: passage`)"}
 HEAD = ["| `name_swap`, part | passages | follow-ups | violations | per 100 passages | read | real "
         "(first / second) | validity (first / second) | real per 100 passages (first / second) "
@@ -373,7 +382,7 @@ SHORT = {"fiction_passage": "exchanges'", "fiction": "lists'",
          "fiction_c_passage": "exchanges'", "fiction_c": "lists'",
          "fiction_d_passage": "exchanges'", "fiction_d": "lists'",
          "fiction_e_passage": "exchanges'", "fiction_f_passage": "exchanges'",
-         "fiction_g_passage": "exchanges'"}
+         "fiction_g_passage": "exchanges'", "fiction_h_passage": "exchanges'"}
 BUILT = {"l": "passages of eleven public-domain novels, none of them in LitBank "
               "(`suites/data/coref_fiction.jsonl`, `bench/make_coref_fiction.py`), built after "
               "every rule of `name_swap` was written",
@@ -390,7 +399,10 @@ BUILT = {"l": "passages of eleven public-domain novels, none of them in LitBank 
          "o": "passages of twenty-nine more public-domain novels, none of them in LitBank "
               "(`suites/data/coref_fiction_e.jsonl`, `_f.jsonl` and `_g.jsonl`, "
               "`bench/make_coref_fiction.py --part e`, `f` and `g`), built after part n was read "
-              "and the rule written on it (a pet form of the same full name inside a sentence)"}
+              "and the rule written on it (a pet form of the same full name inside a sentence)",
+         "p": "passages of six more public-domain novels, none of them in LitBank "
+              "(`suites/data/coref_fiction_h.jsonl`, `bench/make_coref_fiction.py --part h`), "
+              "built after part o was read, with no rule written on it"}
 
 
 RULES_AFTER = {"l": "a surname after a title or in a full name, a name also in capitals, a pet "
@@ -463,7 +475,7 @@ def table(which: str = "bc") -> str:
             f"violations read as above (`bench/reads/{SETS['k'][0]}.*`); xrenner could not "
             f"answer {_errors(key)} cases (it put one mention in two clusters, or gave up on a "
             f"parse). As for the code, {key['code']}." + _later(key, marks))
-    if which in ("l", "m", "n", "o"):
+    if which in FICTION:
         parts = SETS[which][1]
         exchanges = [p for p in parts if p.endswith("_passage")]
         lists = [p for p in parts if p not in exchanges]

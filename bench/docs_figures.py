@@ -313,6 +313,7 @@ for _name, _module, *_args in (("re-r1-lm", "re_r1_lm"), ("re-named-again", "re_
                                ("coref-names-m", "coref_names_reads", "m"),
                                ("coref-names-n", "coref_names_reads", "n"),
                                ("coref-names-o", "coref_names_reads", "o"),
+                               ("coref-names-p", "coref_names_reads", "p"),
                                ("xrenner-mends", "xrenner_mends"),
                                ("ner-shuffle-subtypes", "ner_shuffle_subtypes"),
                                ("ner-redocred", "ner_redocred_reads"),
