@@ -365,10 +365,16 @@ class NameSwap(Transformation):
         found: dict[str, str] = {}
         full: set[str] = set()
         famous: set[str] = set()
+        #: spans of people's names, and where no first name may stand: other kinds of entity
+        #: and the later words of a person's name ("Wes Thomas", "Anne Shirley")
+        person: list[tuple[int, int]] = []
+        barred = [(e.start_char, e.end_char) for e in doc.ents if e.label_ != "PERSON"]
         for ent in doc.ents:
             if ent.label_ != "PERSON":
                 continue
             words = _name_words(ent)
+            person.append((ent.start_char, ent.end_char))
+            barred += [(t.idx, t.idx + len(t)) for t in words[1:]]
             if not words or any(t.text[0].islower() and t.text.lower() not in PARTICLES
                                 for t in words if t.is_alpha):
                 continue
@@ -384,15 +390,14 @@ class NameSwap(Transformation):
         return {n: g for n, g in found.items()
                 if n not in famous and _kin_gender(n, text) in (None, g)
                 and not _unreached(n, text) and not _pet_names(n, g, text)
-                and self._every_use_a_name(n, doc)
+                and self._every_use_a_name(n, doc, person, barred)
                 and (n in full or not (_is_a_title(n) or n in _surnames()))}
 
     @staticmethod
-    def _every_use_a_name(name: str, doc: Any) -> bool:
-        person = [(e.start_char, e.end_char) for e in doc.ents if e.label_ == "PERSON"]
-        later = [(t.idx, t.idx + len(t)) for e in doc.ents if e.label_ == "PERSON"
-                 for t in _name_words(e)[1:]]
-        other = [(e.start_char, e.end_char) for e in doc.ents if e.label_ != "PERSON"]
+    def _every_use_a_name(name: str, doc: Any, person: list[tuple[int, int]],
+                          barred: list[tuple[int, int]]) -> bool:
+        """Whether every occurrence of ``name`` is a first name free to change (``person``:
+        spans of people's names; ``barred``: spans where no first name may stand)."""
         for m in _occurrences(name, doc.text):
             before = doc.text[max(0, m.start() - 20):m.start()]
             after = doc.text[m.end():m.end() + 60]
@@ -400,7 +405,7 @@ class NameSwap(Transformation):
                 return False
             if SURNAME_TITLE.search(before) and not NAME_AFTER.match(after):
                 return False
-            if any(s <= m.start() and m.end() <= e for s, e in other + later):
+            if any(s <= m.start() and m.end() <= e for s, e in barred):
                 return False
             if (VENUE.match(after) or EPITHET.match(after) or WORK.search(before)
                     or NICKNAME_AFTER.match(after)
