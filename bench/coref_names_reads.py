@@ -358,31 +358,27 @@ def _before_and_after(which: str, rows: list[str], key: dict, marks: dict) -> st
         + _later(key, marks))
 
 
+def _false_alarms(marks: dict, ids: list[str]) -> str:
+    """How many of ``ids`` each reader read as false alarms: "first / second"."""
+    return " / ".join(str(sum(not marks[rd][i] for i in ids)) for rd in ("first", "second"))
+
+
 def _later(key: dict, marks: dict) -> str:
     """The sentence on the rules written after a part was read, counted on its read violations
     (``rules --part h|j|k``)."""
     if "later_rules" not in key:
         return ""
     rules, read = key["later_rules"], sum("removed" not in k for k in key["key"].values())
-
-    def false(ids: list[str]) -> str:
-        return " / ".join(str(sum(not marks[rd][i] for i in ids)) for rd in ("first", "second"))
-
     renamed = (f", and would give {len(rules['renamed'])} another new name (their old one is "
-               f"not among those the passage's time now takes; {false(rules['renamed'])} false "
-               f"alarms)" if rules["renamed"] else "")
+               f"not among those the passage's time now takes; "
+               f"{_false_alarms(marks, rules['renamed'])} false alarms)"
+               if rules["renamed"] else "")
     return (f"\n\nOf the defaults' {read} read violations, the rules written after this part "
             f"was read would not make {len(rules['name'])} (the name is no longer swapped there; "
-            f"{false(rules['name'])} of them false alarms to the two readers){renamed} "
-            f"(`{rules['command']}`).")
+            f"{_false_alarms(marks, rules['name'])} of them false alarms to the two readers)"
+            f"{renamed} (`{rules['command']}`).")
 
 
-SHORT = {"fiction_passage": "exchanges'", "fiction": "lists'",
-         "fiction_b_passage": "exchanges'", "fiction_b": "lists'",
-         "fiction_c_passage": "exchanges'", "fiction_c": "lists'",
-         "fiction_d_passage": "exchanges'", "fiction_d": "lists'",
-         "fiction_e_passage": "exchanges'", "fiction_f_passage": "exchanges'",
-         "fiction_g_passage": "exchanges'", "fiction_h_passage": "exchanges'"}
 BUILT = {"l": "passages of eleven public-domain novels, none of them in LitBank "
               "(`suites/data/coref_fiction.jsonl`, `bench/make_coref_fiction.py`), built after "
               "every rule of `name_swap` was written",
@@ -403,8 +399,6 @@ BUILT = {"l": "passages of eleven public-domain novels, none of them in LitBank 
          "p": "passages of six more public-domain novels, none of them in LitBank "
               "(`suites/data/coref_fiction_h.jsonl`, `bench/make_coref_fiction.py --part h`), "
               "built after part o was read, with no rule written on it"}
-
-
 RULES_AFTER = {"l": "a surname after a title or in a full name, a name also in capitals, a pet "
                     "form of a name of the other gender",
                "m": "a name also in a hyphenated word, a pet name of it in the passage, a pet "
@@ -414,17 +408,16 @@ RULES_AFTER = {"l": "a surname after a title or in a full name, a name also in c
 
 
 def _later_by_run(key: dict, marks: dict, which: str) -> str:
-    """Part l: the read violations of each run that the rules written after it was read would
-    not make (``rules --part l``)."""
+    """Parts l to p: the read violations of each form that the rules written after the part was
+    read would not make (``rules --part l|m|n``)."""
     if "later_rules" not in key:
         return ""
     gone = key["later_rules"]["name"] + key["later_rules"]["renamed"]
     said = []
-    for form in ("exchanges'", "lists'"):      # by form, over the part's runs
-        ids = [i for i in gone if SHORT[key["key"][i]["part"]] == form]
-        false = " / ".join(str(sum(not marks[rd][i] for i in ids)) for rd in ("first", "second"))
-        said.append(f"{len(ids)} of the {form} read violations ({false} of them false "
-                    f"alarms to the two readers)")
+    for form, exchange in (("exchanges'", True), ("lists'", False)):  # over the part's runs
+        ids = [i for i in gone if key["key"][i]["part"].endswith("_passage") == exchange]
+        said.append(f"{len(ids)} of the {form} read violations ({_false_alarms(marks, ids)} of "
+                    f"them false alarms to the two readers)")
     return (f"\n\nThe rules written after this part was read ({RULES_AFTER[which]}) would not "
             f"make {' and '.join(said)} (`{key['later_rules']['command']}` at commit "
             f"{key['later_rules']['code']}; counted on the part they were written on).")
