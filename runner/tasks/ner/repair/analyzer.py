@@ -91,7 +91,8 @@ class ViolationAnalyzer:
         params = Params.from_config(rc)
         if panel:
             # No mutants, so no masked LM, no encoder and no system calls: the panel decides.
-            log(f"loading repair referees: {', '.join(rc['referees'])}")
+            log(f"loading repair referees: {', '.join(rc['referees'])}"
+                + (f", CRF {params.crf_referee}" if params.crf_referee else ""))
         else:
             log(f"loading repair models: {'' if by_name else 'masked LM ' + rc['masked_lm'] + ', '}"
                 f"encoder {rc['encoder']}")
@@ -105,8 +106,10 @@ class ViolationAnalyzer:
             gazetteer.load()
         if panel:
             return cls(Relabeler(None, None, sut, params),
-                       "referees:" + "+".join(rc["referees"]),
+                       "referees:" + "+".join(rc["referees"])
+                       + (f"+crf:{params.crf_referee}" if params.crf_referee else ""),
                        {**{k: rc[k] for k in ("candidates", "referees", "gazetteer")},
+                        "crf_referee": params.crf_referee,
                         "add_with_article": params.add_with_article})
         if rc["candidates"] == "corpus":
             source: Any = CorpusEntityCandidates(mlm, rc["top_k"], score=rc["corpus_score"],
@@ -146,6 +149,8 @@ class ViolationAnalyzer:
         out["add_with_article"] = params.add_with_article
         if params.referees:
             out["referees"] = list(params.referees)
+        if params.crf_referee:
+            out["crf_referee"] = params.crf_referee
         return cls(Relabeler(source, None, sut, params),
                    f"lm:{rc.get('lm', 'smollm2')}:{params.lm_rule}", out)
 

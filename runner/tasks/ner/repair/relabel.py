@@ -83,6 +83,7 @@ class Relabel:
     # referee panel: each referee's reading of the entity here and in the partner sentence
     readings: dict[str, list[str]] = field(default_factory=dict)
     agreed: bool = False              # the panel decided
+    vetoed: bool = False              # the CRF referee overruled the panel: nothing decides
     # which evidence decided the relabel: "vote" (the mutants), "referees" (the panel),
     # "gazetteer" (the name lists), "vote+referee" (candidates lm: the vote, one referee reading
     # the entity the same way); "" when undecided
@@ -147,6 +148,9 @@ class Params:
     # Not in the paper: whether a relabel may add a name whose span begins with the article
     # "the" where the system predicted no entity of exactly that span (:func:`repaired`).
     add_with_article: bool = False
+    # Not in the paper: a recogniser of another lineage (Stanford NER's CRF,
+    # :mod:`~runner.tasks.ner.repair.crf_referee`) joins the panel (:func:`panel_decision`).
+    crf_referee: str | None = None
 
     @classmethod
     def from_config(cls, cfg: dict[str, Any]) -> "Params":
@@ -159,7 +163,8 @@ class Params:
                    str(cfg.get("vote_labels", "any")), bool(cfg.get("gazetteer", False)),
                    None if (panel or lm) else cfg.get("referee"),
                    tuple(cfg.get("referees") or ()) if uses_panel else (), rule,
-                   bool(cfg.get("add_with_article", False)))
+                   bool(cfg.get("add_with_article", False)),
+                   (cfg.get("crf_referee") or None) if uses_panel else None)
 
 
 class Relabeler:
@@ -183,24 +188,30 @@ class Relabeler:
             self.referee_nlp = load_spacy(params.referee, exclude=NOT_FOR_ENTITIES)
         self.panel = {name: load_spacy(name, exclude=NOT_FOR_ENTITIES)
                       for name in params.referees}
+        self.crf = None
+        if params.crf_referee:
+            from runner.tasks.ner.repair.crf_referee import crf_referee
+
+            self.crf = crf_referee(params.crf_referee)
 
     def describe(self) -> dict[str, Any]:
         if self.source is not None and self.params.lm_rule:
             from runner.nlp import pipeline_info
 
             return {**self.source.describe(), "rule": self.params.lm_rule,
-                    "referees": [{"model": name, **pipeline_info(nlp)}
-                                 for name, nlp in self.panel.items()]}
+                    "referees": self._referees_info()}
         if self.source is not None:
             return self.source.describe()
         from runner.nlp import pipeline_info
 
-        return {"candidates": "referees",
-                "referees": [{"model": name, **pipeline_info(nlp)}
-                             for name, nlp in self.panel.items()],
-                "decision": "no mutants: the relabel is the referees' reading when all of them "
-                            "read the entity alike in both sentences and it is one of the two "
-                            "disputed categories"}
+        return {"candidates": "referees", "referees": self._referees_info(),
+                "decision": PANEL_DECISION if self.crf is None else CRF_DECISION}
+
+    def _referees_info(self) -> list[dict[str, Any]]:
+        from runner.nlp import pipeline_info
+
+        return [{"model": name, **pipeline_info(nlp)} for name, nlp in self.panel.items()] + \
+            ([self.crf.describe()] if self.crf is not None else [])
 
     def relabel(self, jobs: Sequence[Job]) -> dict[Job, Relabel]:
         jobs = list(dict.fromkeys(jobs))
@@ -216,10 +227,11 @@ class Relabeler:
             self._vote(jobs, results)
         for r in results.values():
             if r.decided:
-                r.basis = "referees" if r.agreed else "vote"
+                r.basis = r.basis or ("referees" if r.agreed else "vote")
         if self.params.gazetteer:
-            self._gazetteer([r for r in results.values() if not r.agreed],
-                            p_score=1.0 if self.panel else None)
+            self._gazetteer([r for r in results.values() if not r.agreed and not r.vetoed],
+                            p_score=1.0 if self.panel else None,
+                            crf=self.crf.name if self.crf is not None else None)
         if self.referee_nlp is not None:
             self._referee(results.values())
         return results
@@ -242,16 +254,25 @@ class Relabeler:
         for name, nlp in self.panel.items():
             docs = dict(zip(texts, doc_store(nlp).docs(texts, ["ner"])))
             for r in results:
-                where = [(r.job.text, r.job.start, r.job.end)] + \
-                    ([r.job.partner] if r.job.partner else [])
-                r.readings[name] = [referee_type(docs[t], a, b) or NULL for t, a, b in where]
+                r.readings[name] = [referee_type(docs[t], a, b) or NULL for t, a, b in _where(r)]
+        if self.crf is not None:
+            from runner.tasks.ner.repair.crf_referee import reading
+
+            found = dict(zip(texts, self.crf.read(texts)))
+            for r in results:
+                r.readings[self.crf.name] = [reading(found[t], a, b) or NULL
+                                             for t, a, b in _where(r)]
         for r in results:
-            seen = {x for xs in r.readings.values() for x in xs}
-            if len(seen) == 1 and (not r.job.disputed or next(iter(seen)) in r.job.disputed):
-                reading = next(iter(seen))
-                r.agreed, r.label, r.p_score = True, None if reading == NULL else reading, 1.0
+            crf = r.readings.get(self.crf.name) if self.crf is not None else None
+            spacy = [x for name, xs in r.readings.items() if name in self.panel for x in xs]
+            label, how = panel_decision(spacy, crf, r.job.disputed)
+            if label is not None:
+                r.agreed, r.label, r.p_score = True, None if label == NULL else label, 1.0
+                r.basis = how
             else:
-                r.abstained = "the referees read it " + "; ".join(
+                r.vetoed = how == "vetoed"
+                r.abstained = ("the referees read it " if not r.vetoed else
+                               "vetoed: the referees read it ") + "; ".join(
                     f"{name}: {' / '.join(xs)}" for name, xs in r.readings.items())
 
     def _referee(self, results: Iterable[Relabel]) -> None:
@@ -370,7 +391,8 @@ class Relabeler:
                 # outranks any vote in a range conflict (the name lists too)
                 r.basis, r.p_score = "referees", 1000.0
         if self.params.gazetteer:
-            self._gazetteer([r for r in results.values() if not r.agreed], p_score=1000.0)
+            self._gazetteer([r for r in results.values() if not r.agreed and not r.vetoed],
+                            p_score=1000.0, crf=self.crf.name if self.crf is not None else None)
         for j in jobs:
             r, v = results[j], votes[j]
             if r.agreed or r.gazetteer:
@@ -396,19 +418,68 @@ class Relabeler:
                                + (panel_note or "no referee reading"))
 
     @staticmethod
-    def _gazetteer(results: Iterable[Relabel], p_score: float | None = None) -> None:
+    def _gazetteer(results: Iterable[Relabel], p_score: float | None = None,
+                   crf: str | None = None) -> None:
         """A name the offline lists know takes their type, vote or no vote (with the referee
         panel: unless all the referees agreed, which the caller leaves out); its p_score (for
         range conflicts) is ``p_score``, else the whole vote's score, so it outranks any one
-        category of a vote."""
+        category of a vote. With a CRF referee (``crf``, its name in the readings), not where
+        it reads the entity otherwise in both sentences (no entity there included)."""
         from runner.tasks.ner.repair.gazetteer import name_type
 
         for r in results:
             typ = name_type(r.job.text[r.job.start:r.job.end])
             if typ is None:
                 continue
+            both = _both(r.readings.get(crf) if crf else None)
+            if both is not None and both != typ:
+                r.abstained = (f"the name lists say {typ}; {crf} reads it {both} in both "
+                               f"sentences")
+                continue
             r.gazetteer, r.label, r.abstained, r.basis = typ, typ, "", "gazetteer"
             r.p_score = sum(r.scores.values()) if p_score is None else p_score
+
+
+PANEL_DECISION = ("no mutants: the relabel is the referees' reading when all of them read the "
+                  "entity alike in both sentences and it is one of the two disputed categories")
+CRF_DECISION = ("no mutants: the spaCy referees' reading when all of them read the entity alike "
+                "in both sentences, it is one of the two disputed categories and the CRF referee "
+                "does not read the other one in both; else the CRF's reading in both sentences "
+                "when it is a disputed category and all the spaCy readings but at most one "
+                "agree; else the name lists' type unless the CRF reads it otherwise in both")
+
+
+def panel_decision(spacy: Sequence[str], crf: Sequence[str] | None,
+                   disputed: Sequence[str]) -> tuple[str | None, str]:
+    """The panel's reading of an entity (NULL: no entity) and which evidence decided it:
+    ``referees`` (every spaCy reading alike and a disputed category), ``referees+crf`` (the CRF
+    referee's reading, alike in both sentences and a disputed category, with every spaCy reading
+    but at most one); or None and ``vetoed`` (the spaCy readings agree, but the CRF reads the
+    other disputed category in both sentences) or "" (no decision). ``spacy``: the spaCy
+    referees' readings in both sentences; ``crf``: the CRF's, or None without one. Chosen on the
+    tuning sets (docs/pages/repair.md, `repair-crf` figures), then frozen."""
+    def fits(x: str) -> bool:
+        return not disputed or x in disputed
+
+    both = _both(crf)
+    seen = set(spacy)
+    if len(seen) == 1 and fits(agreed := next(iter(seen))):
+        if both is not None and both != agreed and disputed and both in disputed:
+            return None, "vetoed"
+        return agreed, "referees"
+    if both is not None and fits(both) and spacy and list(spacy).count(both) >= len(spacy) - 1:
+        return both, "referees+crf"
+    return None, ""
+
+
+def _both(readings: Sequence[str] | None) -> str | None:
+    """The one reading a referee gives in every sentence, or None."""
+    return readings[0] if readings and len(set(readings)) == 1 else None
+
+
+def _where(r: Relabel) -> list[tuple[str, int, int]]:
+    """The entity's place in the job's sentence and in its partner."""
+    return [(r.job.text, r.job.start, r.job.end)] + ([r.job.partner] if r.job.partner else [])
 
 
 def _pair(job: Job) -> frozenset:

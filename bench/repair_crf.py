@@ -1,0 +1,39 @@
+"""The repair panel with a referee of another lineage (``repair.crf_referee: stanford``, Stanford
+NER's CRF) against the panel of two spaCy pipelines alone, measured against gold on finished
+runs: each run's violations repaired twice, as the engine repairs them
+(``bench/repair_eval.py``).
+
+Usage: python bench/repair_crf.py [--save bench/results/repair_crf.json [--keep]]
+           ROLE:SUITE.yaml:RUN_DIR ...
+
+ROLE: ``chosen`` (the rule that combines the CRF's readings with the panel's was chosen on its
+repairs) or ``measured`` (repaired with the rule only after it was frozen). Prints per set and
+pooled over each role TT/TF/FT/FF with the CRF, and ErrorReduce and Cor2Err without and with it;
+``--save``/``--keep`` as in ``bench/repair_article.py``.
+
+The rule (:func:`runner.tasks.ner.repair.relabel.panel_decision`) was chosen among some twenty on
+the default suite's repairs of CrossNER music, AI, science, politics and literature, PUD
+measure, re3d, Wikigold b and EWT measure, then frozen; the Re-DocRED sets (b–e, ``_lm``), GUM
+(``gum``, ``gum_b_lm``, ``gum_bio``), Wikigold, PUD tune and EWT tune were repaired with it
+after.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import repair_article  # noqa: E402
+
+ARMS = {"rule": {"crf_referee": "stanford"}, "without": {"crf_referee": None}}
+HEADER = ("| set | role | TT / TF / FT / FF with the CRF | ErrorReduce panel → with the CRF | "
+          "Cor2Err panel → with the CRF |")
+
+
+def table(record: dict) -> str:
+    return repair_article.table(record, HEADER)
+
+
+if __name__ == "__main__":
+    sys.exit(repair_article.main(doc=__doc__, script="repair_crf.py", arms=ARMS, header=HEADER))
