@@ -528,15 +528,28 @@ def _ner_article_base_rate() -> str:
             f"{m.tally()}.")
 
 
+def _repair_twice(name: str, intro: str) -> str:
+    """A ``bench/repair_NAME.py`` record: its intro, its table, how it was measured."""
+    rec = _load(f"repair_{name}.json")
+    return (f"{intro}, on the same violations of each run (TT / TF / FT / FF per suspicious "
+            f"entity occurrence, as above; {RUN_FOLDER}):\n\n"
+            + _bench_module(f"repair_{name}").table(rec) + f"\n\n{_measured(rec)}")
+
+
 @figures("repair-article")
 def _repair_article() -> str:
-    rec = _load("repair_article.json")
-    return ("The repair's rule on the article, with it (`add_with_article: false`, the default) and without "
-            "it, on the same violations of each run (TT / TF / FT / FF per suspicious entity "
-            "occurrence, as above; `chosen`: the rule was read off these repairs; `measured`: a "
-            f"set built after it was frozen; {RUN_FOLDER}):\n\n"
-            + _bench_module("repair_article").table(rec)
-            + f"\n\n{_measured(rec)}")
+    return _repair_twice("article", "The repair's rule on the article, with it "
+                         "(`add_with_article: false`, the default) and without it (`chosen`: the "
+                         "rule was read off these repairs; `measured`: a set built after it was "
+                         "frozen)")
+
+
+@figures("repair-crf")
+def _repair_crf() -> str:
+    return _repair_twice("crf", "The panel with the CRF referee (`crf_referee: stanford`) and "
+                         "without it (the default suites' panel; `chosen`: the rule was chosen on "
+                         "these repairs; `measured`: repaired with the rule only after it was "
+                         "frozen)")
 
 
 def main(argv: list[str] | None = None) -> int:
