@@ -123,3 +123,11 @@ def test_the_stanford_crf_reads_sentences_in_one_process():
     assert crf_mod.reading(found[0], 0, 13) == P and crf_mod.reading(found[0], 0, 6) is None
     assert referee.read(texts[:1]) == found[:1]                # the same process answers again
     assert referee.describe()["licence"].startswith("GPL-2.0")
+
+
+def test_mtrun_models_tells_whether_the_crf_is_at_hand(tmp_path):
+    from runner.models.inventory import Need, check
+
+    assert check(Need("repair", "referee NER", "crf", "stanford")).available
+    missing = check(Need("repair", "referee NER", "crf", str(tmp_path / "x.crf.ser")))
+    assert not missing.available and missing.where.startswith("missing: ")

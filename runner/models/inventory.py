@@ -176,11 +176,11 @@ def check(n: Need) -> Need:
                 "maverick": "pip install maverick-coref==1.0.7"}.get(n.name, f"pip install {n.name}")
         n.available, n.where = ok, ("installed package" if ok else f"missing: {hint}")
     elif n.kind == "crf":                      # a Stanford NER model (repair's crf_referee)
-        from runner.tasks.ner.repair.crf_referee import _java, locate
+        from runner.tasks.ner.repair import crf_referee
 
         try:
-            jar, model = locate(n.name)
-            _java()
+            _jar, model = crf_referee.locate(n.name)
+            crf_referee.java()
             n.available, n.where = True, f"file: {model} (Java)"
         except ModelNotAvailable as exc:
             n.where = "missing: " + str(exc).split("hint: ")[-1]

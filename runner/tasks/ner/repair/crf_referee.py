@@ -72,7 +72,7 @@ def _parent_importable() -> bool:
     return importlib.util.find_spec("cltl") is not None
 
 
-def _java() -> str:
+def java() -> str:
     java = shutil.which("java")
     if java is None:
         raise ModelNotAvailable(
@@ -124,7 +124,7 @@ class CRFReferee:
     def __init__(self, spec: str) -> None:
         self.spec = spec
         self.jar, self.model = locate(spec)
-        self.java = _java()
+        self.java = java()
         self._proc: subprocess.Popen | None = None
         self._lock = threading.Lock()
 
