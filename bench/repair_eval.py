@@ -58,9 +58,11 @@ def main(argv: list[str]) -> None:
           f"Cor2Err {g['Cor2Err']} ErrorReduce {g['ErrorReduce']}")
 
 
-def replay(suite, run_dir: Path, analyzer: ViolationAnalyzer, sut, verbose: bool = False) -> dict:
+def replay(suite, run_dir: Path, analyzer: ViolationAnalyzer, sut, verbose: bool = False,
+           keep: list | None = None) -> dict:
     """Repair the violations of RUN_DIR with ``analyzer`` (fresh totals); returns its results'
-    ``repair`` section, with ``basis``: how many relabels each kind of evidence decided."""
+    ``repair`` section, with ``basis``: how many relabels each kind of evidence decided. The
+    repaired test cases are appended to ``keep`` when given."""
     from runner.tasks.ner.repair.analyzer import Stats
 
     analyzer.done, analyzer.pending = Stats(), Stats()
@@ -91,6 +93,8 @@ def replay(suite, run_dir: Path, analyzer: ViolationAnalyzer, sut, verbose: bool
                     spans_from_json(c["follow_up"].get("expected", [])),
                     Verdict(Outcome.FAIL, c["verdict"].get("reason", ""))))
         for c in analyzer.process(cases):
+            if keep is not None:
+                keep.append(c)
             for side in ("source", "follow_up"):
                 for e in (c.repair or {}).get(side, {}).get("entities", []):
                     if e.get("basis") and e["before"] != e["after"]:

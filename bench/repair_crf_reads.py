@@ -1,0 +1,165 @@
+"""Reading the CRF referee's repairs: the entity occurrences of the measuring sets whose repair
+the CRF changed (``crf_referee: stanford`` against the spaCy panel alone, the same violations),
+drawn at random and given to readers who see the sentence, the entity and the two labels in a
+random order — not which label is whose, nor the gold.
+
+Usage:
+  python bench/repair_crf_reads.py draw [--n 40] ROLE:SUITE.yaml:RUN_DIR ...
+      writes bench/reads/repair_crf.blind.json (what a reader sees) and .key.json
+  python bench/repair_crf_reads.py tally
+      reads bench/reads/repair_crf.first.json and .second.json ({"reader", "marks": [{"id",
+      "right": "A" | "B" | "neither", "reason"}]}) and prints, per reader, how often the CRF's
+      label, the panel's or neither is right, beside the gold's verdict, and the readers'
+      agreement.
+
+Only ``measured`` sets are drawn from (the rule was frozen before they were repaired).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from repair_crf import ARMS  # noqa: E402
+from repair_eval import replay  # noqa: E402
+from speed import commit  # noqa: E402
+
+READS = ROOT / "bench" / "reads"
+NULL = "NULL"
+RULE = ("Each item is one occurrence of a name-like string in a sentence. Say which label is "
+        "right for exactly that string in that sentence, as a careful annotator of names would: "
+        "PERSON (a person, real or fictional), LOCATION (a place: country, city, region, "
+        "river, mountain, building or facility), ORGANIZATION (a company, institution, team, "
+        "party, band, agency, ...), or NULL (not a name of these three kinds, or not a whole "
+        "name: the string is only part of a longer name, or runs past it). Answer A, B, or "
+        "neither (when neither label is right).")
+
+
+def _gold_at(gold, start: int, end: int) -> str:
+    for g in gold or ():
+        if (g.start, g.end) == (start, end):
+            return g.label
+    return NULL
+
+
+def occurrences(suite_path: str, run_dir: str) -> dict:
+    """(text, start, end) → the entity, the system's label, each arm's repair, and the gold."""
+    from runner.building import build_sut
+    from runner.suite import load_suite
+    from runner.tasks.ner.repair.analyzer import ViolationAnalyzer
+    from runner.tasks.ner.types import spans_from_json
+
+    suite = load_suite(suite_path)
+    cfg = suite.config
+    cfg["repair"]["enabled"] = True
+    sut = build_sut(suite)
+    out: dict = {}
+    for arm, settings in ARMS.items():
+        cfg["repair"].update(settings)
+        cases: list = []
+        replay(suite, Path(run_dir), ViolationAnalyzer.from_config(cfg, sut, lambda *_: None),
+               sut, keep=cases)
+        for c in cases:
+            gold_f = c.gold.get("follow_up") if c.gold else None
+            golds = {"source": c.source.gold,
+                     "follow_up": None if gold_f is None else spans_from_json(gold_f)}
+            texts = {"source": c.source.text, "follow_up": c.follow_up.text}
+            for side in ("source", "follow_up"):
+                if golds[side] is None:
+                    continue
+                for e in (c.repair or {}).get(side, {}).get("entities", []):
+                    key = (texts[side], e["start"], e["end"])
+                    row = out.setdefault(key, {"entity": e["text"], "system": e["before"],
+                                               "gold": _gold_at(golds[side], e["start"],
+                                                                e["end"])})
+                    row[arm] = e["after"]
+    return out
+
+
+def draw(args) -> None:
+    rng = random.Random(15)
+    pool = []
+    for item in args.sets:
+        role, suite_path, run_dir = item.split(":", 2)
+        if role != "measured":
+            continue
+        for (text, a, b), row in occurrences(suite_path, run_dir).items():
+            if row.get("rule") != row.get("without"):
+                pool.append({"set": Path(suite_path).stem, "text": text, "start": a, "end": b,
+                             **row})
+    pool.sort(key=lambda r: (r["set"], r["text"], r["start"]))
+    picked = rng.sample(pool, min(args.n, len(pool)))
+    blind, key = [], []
+    for i, r in enumerate(picked, 1):
+        crf_first = rng.random() < 0.5
+        a, b = (r["rule"], r["without"]) if crf_first else (r["without"], r["rule"])
+        iid = f"rc-{i:02d}"
+        blind.append({"id": iid, "sentence": r["text"], "entity": r["entity"],
+                      "offsets": [r["start"], r["end"]], "A": a, "B": b})
+        key.append({"id": iid, "crf": "A" if crf_first else "B", **r})
+    READS.mkdir(exist_ok=True)
+    words = " ".join(f"measured:{i.split(':', 2)[1]}:RUN" for i in args.sets
+                     if i.startswith("measured:"))
+    (READS / "repair_crf.blind.json").write_text(json.dumps(
+        {"rule": RULE, "items": blind}, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    (READS / "repair_crf.key.json").write_text(json.dumps(
+        {"command": f"python bench/repair_crf_reads.py draw --n {args.n} {words}",
+         "commit": commit(), "pool": len(pool), "key": key}, indent=1, ensure_ascii=False)
+        + "\n", encoding="utf-8")
+    print(f"{len(pool)} occurrences the CRF changed; {len(picked)} drawn")
+
+
+def tally() -> str:
+    key = {k["id"]: k for k in json.loads((READS / "repair_crf.key.json").read_text())["key"]}
+    lines, verdicts = [], {}
+    gold = Counter("crf" if k["gold"] == k["rule"] else "panel" if k["gold"] == k["without"]
+                   else "neither" for k in key.values())
+    lines.append(f"gold: CRF right {gold['crf']}, panel right {gold['panel']}, "
+                 f"neither {gold['neither']} of {len(key)}")
+    for who in ("first", "second"):
+        path = READS / f"repair_crf.{who}.json"
+        if not path.exists():
+            continue
+        marks = {m["id"]: m["right"] for m in json.loads(path.read_text())["marks"]}
+        v = {i: ("neither" if m == "neither" else "crf" if m == key[i]["crf"] else "panel")
+             for i, m in marks.items()}
+        verdicts[who] = v
+        c = Counter(v.values())
+        agree = sum(1 for i in v if gold_of(key[i]) == v[i])
+        lines.append(f"{who} reader: CRF right {c['crf']}, panel right {c['panel']}, neither "
+                     f"{c['neither']} of {len(v)}; agrees with the gold on {agree}")
+    if len(verdicts) == 2:
+        both = set(verdicts["first"]) & set(verdicts["second"])
+        same = sum(verdicts["first"][i] == verdicts["second"][i] for i in both)
+        lines.append(f"the readers agree on {same} of {len(both)}")
+    return "\n".join(lines)
+
+
+def gold_of(k: dict) -> str:
+    return "crf" if k["gold"] == k["rule"] else "panel" if k["gold"] == k["without"] else "neither"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    d = sub.add_parser("draw")
+    d.add_argument("--n", type=int, default=40)
+    d.add_argument("sets", nargs="+", metavar="ROLE:SUITE:RUN_DIR")
+    sub.add_parser("tally")
+    args = ap.parse_args(argv)
+    if args.cmd == "draw":
+        draw(args)
+    else:
+        print(tally())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
