@@ -552,6 +552,18 @@ def _repair_crf() -> str:
                          "frozen)")
 
 
+@figures("repair-crf-reads")
+def _repair_crf_reads() -> str:
+    m = _bench_module("repair_crf_reads")
+    key = json.loads((ROOT / "bench" / "reads" / "repair_crf.key.json").read_text())
+    return (f"Read: {len(key['key'])} of the {key['pool']} entity occurrences of the measuring "
+            f"sets whose repair the CRF changed, drawn at random (`{key['command']}`, at commit "
+            f"`{key['commit']}`), each shown with its sentence and the two labels in a random "
+            f"order, neither whose label is whose nor the gold; a first reader, and a second "
+            f"who read blind (`bench/reads/repair_crf.*`, `python bench/repair_crf_reads.py "
+            f"tally`):\n\n" + "\n".join(f"- {line}" for line in m.tally().splitlines()))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--write", action="store_true", help="rewrite every block in the pages")

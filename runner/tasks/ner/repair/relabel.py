@@ -389,7 +389,7 @@ class Relabeler:
             r.vote = (v.label or NULL) if v.decided else ""
             if r.agreed:
                 # outranks any vote in a range conflict (the name lists too)
-                r.basis, r.p_score = "referees", 1000.0
+                r.basis, r.p_score = r.basis or "referees", 1000.0
         if self.params.gazetteer:
             self._gazetteer([r for r in results.values() if not r.agreed and not r.vetoed],
                             p_score=1000.0, crf=self.crf.name if self.crf is not None else None)
