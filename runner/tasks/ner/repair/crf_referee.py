@@ -101,7 +101,8 @@ def tokens(text: str) -> list[tuple[str, int, int]]:
     return out
 
 
-def spans(toks: Sequence[tuple[str, int, int]], labels: Sequence[str]) -> list[tuple[int, int, str]]:
+def spans(toks: Sequence[tuple[str, int, int]],
+          labels: Sequence[str]) -> list[tuple[int, int, str]]:
     """Entities of consecutive tokens with one label (the models tag IO, not BIO) as
     ``(start, end, type)``; labels of none of the three types are left out."""
     out, i = [], 0
@@ -198,7 +199,8 @@ def crf_referee(spec: str) -> CRFReferee:
 
 
 def reading(found: Sequence[tuple[int, int, str]], start: int, end: int) -> str | None:
-    """The type of the entity exactly at ``start:end`` (after a leading "the" too), or None."""
+    """The type of the entity exactly at ``start:end``, or None (the CRF leaves "the" out of
+    its names, as the spaCy referees' readings are also taken without it)."""
     for a, b, label in found:
         if (a, b) == (start, end):
             return label
