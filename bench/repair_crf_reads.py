@@ -42,43 +42,53 @@ RULE = ("Each item is one occurrence of a name-like string in a sentence. Say wh
         "neither (when neither label is right).")
 
 
-def _gold_at(gold, start: int, end: int) -> str:
-    for g in gold or ():
-        if (g.start, g.end) == (start, end):
-            return g.label
-    return NULL
-
-
-def occurrences(suite_path: str, run_dir: str) -> dict:
-    """(text, start, end) → the entity, the system's label, each arm's repair, and the gold."""
+def replayed(suite_path: str, run_dir: str, arms: dict) -> dict[str, list]:
+    """Each arm's repaired test cases of RUN_DIR (arm → the ``repair`` settings it changes)."""
     from runner.building import build_sut
     from runner.suite import load_suite
     from runner.tasks.ner.repair.analyzer import ViolationAnalyzer
-    from runner.tasks.ner.types import spans_from_json
 
     suite = load_suite(suite_path)
     cfg = suite.config
     cfg["repair"]["enabled"] = True
     sut = build_sut(suite)
-    out: dict = {}
-    for arm, settings in ARMS.items():
+    out: dict[str, list] = {}
+    for arm, settings in arms.items():
         cfg["repair"].update(settings)
-        cases: list = []
         replay(suite, Path(run_dir), ViolationAnalyzer.from_config(cfg, sut, lambda *_: None),
-               sut, keep=cases)
+               sut, keep=out.setdefault(arm, []))
+    return out
+
+
+def sides(case) -> list[tuple[str, str, object]]:
+    """The case's sentences with gold, as (side, text, gold spans): the source's, and the
+    follow-up's where the gold could be carried through the edit."""
+    from runner.tasks.ner.types import spans_from_json
+
+    gold_f = case.gold.get("follow_up") if case.gold else None
+    out = [("source", case.source.text, case.source.gold)]
+    if gold_f is not None:
+        out.append(("follow_up", case.follow_up.text, spans_from_json(gold_f)))
+    return [side for side in out if side[2] is not None]
+
+
+def gold_at(gold, start: int, end: int) -> str:
+    """The gold's type of exactly ``start:end``, NULL for none."""
+    from runner.tasks.ner.repair.locate import label_at
+
+    return label_at(gold, start, end) or NULL
+
+
+def occurrences(suite_path: str, run_dir: str) -> dict:
+    """(text, start, end) → the entity, the system's label, each arm's repair, and the gold."""
+    out: dict = {}
+    for arm, cases in replayed(suite_path, run_dir, ARMS).items():
         for c in cases:
-            gold_f = c.gold.get("follow_up") if c.gold else None
-            golds = {"source": c.source.gold,
-                     "follow_up": None if gold_f is None else spans_from_json(gold_f)}
-            texts = {"source": c.source.text, "follow_up": c.follow_up.text}
-            for side in ("source", "follow_up"):
-                if golds[side] is None:
-                    continue
+            for side, text, gold in sides(c):
                 for e in (c.repair or {}).get(side, {}).get("entities", []):
-                    key = (texts[side], e["start"], e["end"])
-                    row = out.setdefault(key, {"entity": e["text"], "system": e["before"],
-                                               "gold": _gold_at(golds[side], e["start"],
-                                                                e["end"])})
+                    row = out.setdefault((text, e["start"], e["end"]), {
+                        "entity": e["text"], "system": e["before"],
+                        "gold": gold_at(gold, e["start"], e["end"])})
                     row[arm] = e["after"]
     return out
 

@@ -23,37 +23,21 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from repair_eval import replay  # noqa: E402
-
-NULL = "NULL"
 
 
 def items(suite_path: str, run_dir: str) -> list[dict]:
     """One item per suspicious entity: its readings and both occurrences with the gold."""
-    from repair_crf_reads import _gold_at
-    from runner.building import build_sut
-    from runner.suite import load_suite
-    from runner.tasks.ner.repair.analyzer import ViolationAnalyzer
+    from repair_crf_reads import gold_at, replayed, sides
     from runner.tasks.ner.repair.gazetteer import name_type
-    from runner.tasks.ner.types import spans_from_json
 
-    suite = load_suite(suite_path)
-    cfg = suite.config
-    cfg["repair"].update(enabled=True, crf_referee="stanford")
-    sut = build_sut(suite)
-    cases: list = []
-    replay(suite, Path(run_dir), ViolationAnalyzer.from_config(cfg, sut, lambda *_: None), sut,
-           keep=cases)
     out = []
-    for c in cases:
-        gold_f = c.gold.get("follow_up") if c.gold else None
-        if c.source.gold is None or gold_f is None or not c.repair:
+    for c in replayed(suite_path, run_dir, {"crf": {"crf_referee": "stanford"}})["crf"]:
+        both = sides(c)
+        if len(both) < 2 or not c.repair:
             continue
-        golds = (c.source.gold, spans_from_json(gold_f))
         for es, ef in zip(c.repair["source"]["entities"], c.repair["follow_up"]["entities"]):
-            occ = [((text, e["start"], e["end"]), e["before"], _gold_at(g, e["start"], e["end"]))
-                   for text, e, g in ((c.source.text, es, golds[0]),
-                                      (c.follow_up.text, ef, golds[1]))]
+            occ = [((text, e["start"], e["end"]), e["before"], gold_at(gold, e["start"], e["end"]))
+                   for (_, text, gold), e in zip(both, (es, ef))]
             crf = {k: v for k, v in (es.get("readings") or {}).items()
                    if k.startswith("stanford-ner")}
             spacy = [x for k, v in (es.get("readings") or {}).items() if k not in crf for x in v]
