@@ -9,9 +9,12 @@ rules written on it; parts c (1853–1919) and d (1849–1911), other books agai
 read and the rules written on it; parts e (1839–1895), f (1858–1911) and g (eight books,
 1877–1922) after parts c and d were read and the rule written on them; part h (six books,
 1867–1921) after parts e to g were read, with no rule written on them, to measure the same code
-again.
+again; part i (1850–1917), after part h was read and ``fit_era`` was given the year a text is
+set, to measure that: each of its passages carries ``year``, the year its book is set (``YEARS``);
+part j (nine books, 1836–1909), after part i was read and the rules written on it (names of
+England's lists too, a name also written elided), to measure those, with years as part i.
 
-Usage: python bench/make_coref_fiction.py [--part a|b|c|d|e|f|g|h] BOOK_DIR...
+Usage: python bench/make_coref_fiction.py [--part a|b|c|d|e|f|g|h|i|j] BOOK_DIR...
     each BOOK_DIR a checkout or git directory of one of the part's GITenberg repositories
     (github.com/GITenberg/<name>_<number>, the books in ``BOOKS``), e.g. from ``git clone``.
 
@@ -69,8 +72,23 @@ BOOKS = {"a": {"1342": "Pride and Prejudice", "158": "Emma", "161": "Sense and S
                "7118": "What Maisie Knew", "177": "The American"},
          "h": {"2770": "Five Little Peppers and How They Grew", "5347": "Understood Betsy",
                "125": "A Girl of the Limberlost", "6440": "Elsie Dinsmore",
-               "3796": "Rilla of Ingleside", "2786": "Jack and Jill"}}
-OUT = {"a": "coref_fiction.jsonl", **{p: f"coref_fiction_{p}.jsonl" for p in "bcdefgh"}}
+               "3796": "Rilla of Ingleside", "2786": "Jack and Jill"},
+         "i": {"7265": "The History of Pendennis", "4599": "The Small House at Allington",
+               "3045": "The Last Chronicle of Barset", "1586": "Man and Wife",
+               "7381": "The Eustace Diamonds", "5231": "The Way We Live Now",
+               "1709": "New Grub Street", "4313": "The Odd Women", "283": "The Reef",
+               "402": "Penrod", "166": "Summer"},
+         "j": {"580": "The Pickwick Papers", "17780": "Scenes of Clerical Life",
+               "23000": "Orley Farm", "19500": "Can You Forgive Her?", "3632": "Poor Miss Finch",
+               "176": "Roderick Hudson", "1622": "The Law and the Lady",
+               "2158": "The Prime Minister", "718": "Tono-Bungay"}}
+#: Parts i and j: the year each book is set (its own time: all are stories of the years they
+#: were written in, or of a decade or three before), written into its passages as ``year``.
+YEARS = {"7265": 1830, "4599": 1862, "3045": 1866, "1586": 1868, "7381": 1872, "5231": 1873,
+         "1709": 1885, "4313": 1888, "283": 1912, "402": 1914, "166": 1917,
+         "580": 1827, "17780": 1832, "23000": 1860, "19500": 1863, "3632": 1870, "176": 1872,
+         "1622": 1874, "2158": 1875, "718": 1900}
+OUT = {"a": "coref_fiction.jsonl", **{p: f"coref_fiction_{p}.jsonl" for p in "bcdefghij"}}
 MIN_WORDS, MAX_WORDS, MAX_PARAGRAPH, PER_BOOK = 40, 150, 220, 200
 START = re.compile(r"^\*\*\* ?START OF (?:THE|THIS) PROJECT GUTENBERG.*$", re.M)
 END = re.compile(r"^\*\*\* ?END OF (?:THE|THIS) PROJECT GUTENBERG.*$", re.M)
@@ -85,7 +103,7 @@ def read_book(book: Path, books: dict[str, str]) -> tuple[str, str]:
     if not number or number.group(1) not in books:
         sys.exit(f"{book}: not one of the part's books {sorted(books)}")
     n = number.group(1)
-    for name in (f"{n}-0.txt", f"{n}.txt"):
+    for name in (f"{n}-0.txt", f"{n}.txt", f"{n}-8.txt"):
         if (book / name).is_file():
             raw = (book / name).read_bytes()
         else:
@@ -98,7 +116,7 @@ def read_book(book: Path, books: dict[str, str]) -> tuple[str, str]:
             return n, raw.decode("utf-8-sig")
         except UnicodeDecodeError:
             return n, raw.decode("latin-1")
-    sys.exit(f"{book}: no {n}-0.txt or {n}.txt")
+    sys.exit(f"{book}: no {n}-0.txt, {n}.txt or {n}-8.txt")
 
 
 def paragraphs(text: str) -> list[str]:
@@ -148,7 +166,8 @@ def main(part: str, dirs: list[str]) -> None:
         found = passages(paragraphs(text))
         step = len(found) / PER_BOOK
         kept = sorted({int(i * step) for i in range(PER_BOOK)}) if step > 1 else range(len(found))
-        rows += [{"id": f"{n}-{i}", "text": found[i]} for i in kept]
+        rows += [{"id": f"{n}-{i}", "text": found[i], **({"year": YEARS[n]} if n in YEARS else {})}
+                 for i in kept]
         print(f"{books[n]}: {len(found)} passages, {len(kept)} kept")
     write_passages(rows, OUT[part])
 

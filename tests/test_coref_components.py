@@ -66,6 +66,9 @@ def test_jsonl_reader_reads_text_and_gold(tmp_path):
     ('["a list"]', "JSON object"),
     ('{"text": ""}', "non-empty string"),
     ('{"text": "Ann left.", "entities": []}', "unknown key"),
+    ('{"text": "Ann left.", "year": "1811"}', "whole year from 1000 to 2099"),
+    ('{"text": "Ann left.", "year": 18110}', "whole year"),
+    ('{"text": "Ann left.", "year": true}', "whole year"),
     ('{"text": "Ann left.", "clusters": [[[0, 3], [4, 40]]]}', "outside the text"),
     ('{"text": "Ann left.", "clusters": [[[0, 3], [3]]]}', "clusters\\[0\\]\\[1\\]"),
 ])
@@ -74,6 +77,12 @@ def test_jsonl_reader_errors_name_file_and_line(tmp_path, line, message):
     with pytest.raises(SuiteError, match=message) as exc:
         list(CorefCorpusReader(p))
     assert f"{p}:2:" in str(exc.value)
+
+
+def test_a_documents_year_is_read_and_written(tmp_path):
+    p = _write(tmp_path, [json.dumps({"id": "d", "text": "Emma left.", "year": 1811})])
+    (doc,) = CorefCorpusReader(p)
+    assert doc.year == 1811 and doc.to_json()["year"] == 1811
 
 
 def test_duplicate_ids_are_an_error(tmp_path):

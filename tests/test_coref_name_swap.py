@@ -218,6 +218,27 @@ def test_new_names_fit_the_passages_time(swap):
     assert NameSwap(fit_era=False).pools_for(old) is not None
 
 
+def test_the_year_a_text_is_set_picks_names_of_then(swap):
+    """A novel names no year: the document's year (or the suite's) picks names already in use
+    when the counts began, and none on the rise then ("Dorothy") or of a later time ("Linda")."""
+    from runner.tasks.coref.name_swap import NameSwap
+
+    text = "Emma Woodhouse was handsome and clever. Emma had lived nearly twenty-one years."
+    classic = swap.classic["female"]
+    assert {"Linda", "Gloria", "Dorothy", "Eleanor"}.isdisjoint(classic)
+    assert {"Martha", "Harriet", "Jane"} <= set(classic)
+    for fus in (swap.generate(SimpleNamespace(id="x", text=text, year=1815), None,
+                              random.Random(0)),
+                _follow_ups(NameSwap(max_follow_ups=20, year=1815), text)):
+        assert fus and all(f.meta["new"] in classic for f in fus)
+    assert not swap.generate(SimpleNamespace(id="x", text=text, year=1790), None,
+                             random.Random(0))
+    # the document's year comes before the years the passage names
+    later = "In 1990 Emma Woodhouse became a detective. Emma had a son."
+    fus = swap.generate(SimpleNamespace(id="x", text=later, year=1890), None, random.Random(0))
+    assert fus and all(f.meta["new"] in classic for f in fus)
+
+
 @pytest.mark.parametrize("text, name", [
     ("Joe's Pub hosted the show. Joe's Pub is in New York. He sang there.", "Joe"),
     ("Wes Thomas scored twice. Thomas and Symes each scored again.", "Thomas"),

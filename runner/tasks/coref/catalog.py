@@ -293,12 +293,18 @@ TRANSFORMATIONS.add(
         "lm_right_words": {"type": "integer", "minimum": 0, "maximum": 200, "default": 8,
                            "description": "With lm: words after it in the window."},
         "fit_era": {"type": "boolean", "default": True,
-                    "description": "New names of the passage's time: none swapped where the "
-                                   "median year the passage names is before 1800; before "
-                                   "1940, only names with 300 or more births per million in "
-                                   "1880-1919 (US SSA counts); otherwise (a later year or "
-                                   "none) only names with 100 or more per million in every "
-                                   "decade of 1900-1999. false: any name of the lists."},
+                    "description": "New names of the text's time, by the year it is set (the "
+                                   "document's year in the corpus, else year, else the median "
+                                   "year the passage names): none swapped before 1800; before "
+                                   "1940, only names already in use when the US SSA counts "
+                                   "began (1,000 or more births per million in 1880-1889, and "
+                                   "at most twice that over 1880-1919); otherwise (a later "
+                                   "year or none) only names with 100 or more per million in "
+                                   "every decade of 1900-1999. false: any name of the lists."},
+        "year": {"type": ["integer", "null"], "minimum": 1000, "maximum": 2099, "default": None,
+                 "description": "With fit_era: the year the corpus's texts are set (a novel's), "
+                                "where a document gives no year of its own; null: the median "
+                                "year each passage names, if any."},
         "fit_place": {"type": "boolean", "default": True,
                       "description": "With origin anglo: no name swapped where the passage says "
                                      "someone is of a nation outside the English-speaking world "

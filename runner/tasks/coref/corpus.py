@@ -1,6 +1,7 @@
 """Coreference corpus readers: streamed, every problem located (file, line, what was expected).
 
-``jsonl``: one document per line, ``{"text": str, "id"?: str, "clusters"?: [[mention, ...], ...]}``
+``jsonl``: one document per line, ``{"text": str, "id"?: str, "clusters"?: [[mention, ...], ...],
+"year"?: int}`` (``year``: when the text is set, 1000–2099; ``name_swap`` picks names of then)
 with each mention ``[start, end]`` or ``{"start": s, "end": e}`` (character offsets into
 ``text``, end exclusive) or the mention's text, when it occurs exactly once in the document as
 whole words (``[["Maria Lopez", "she"]]``; :func:`runner.text.inline.locate_once`); the kinds may
@@ -91,10 +92,15 @@ class CorefCorpusReader(LineCorpus):
             if not isinstance(obj, dict):
                 raise SuiteError("each line must be a JSON object with a \"text\" key and "
                                  "optional \"clusters\"", **where)
-            unknown = sorted(set(obj) - {"id", "text", "clusters"})
+            unknown = sorted(set(obj) - {"id", "text", "clusters", "year"})
             if unknown:
                 raise SuiteError(f"unknown key(s) {', '.join(map(repr, unknown))}; a document "
-                                 f"has \"text\", optional \"id\" and \"clusters\"", **where)
+                                 f"has \"text\", optional \"id\", \"clusters\" and \"year\"",
+                                 **where)
+            year = obj.get("year")
+            if year is not None and (type(year) is not int or not 1000 <= year <= 2099):
+                raise SuiteError(f"\"year\" must be a whole year from 1000 to 2099 (when the "
+                                 f"text is set), not {year!r}", **where)
             text = obj.get("text")
             if not isinstance(text, str) or not text.strip():
                 raise SuiteError("\"text\" must be a non-empty string", **where)
@@ -109,7 +115,8 @@ class CorefCorpusReader(LineCorpus):
             if did in ids:
                 raise SuiteError(f"id {did!r} is used again (first on line {ids[did]})", **where)
             ids[did] = lineno
-            yield CorefDocument(id=did, text=text, gold=gold, origin=f"{self.path.name}:{lineno}")
+            yield CorefDocument(id=did, text=text, gold=gold, origin=f"{self.path.name}:{lineno}",
+                                year=year)
 
     # -- CoNLL-2011/2012 -------------------------------------------------------------------
     def _conll2012(self) -> Iterator[CorefDocument]:

