@@ -218,6 +218,13 @@ def test_new_names_fit_the_passages_time(swap):
     assert NameSwap(fit_era=False).pools_for(old) is not None
 
 
+@pytest.mark.parametrize("text", [
+    "\"Drink it, M'rice,\" said Penrod. Maurice drank. He laughed.",
+])
+def test_a_name_also_written_elided_is_not_swapped(swap, text):
+    assert not _follow_ups(swap, text)
+
+
 def test_the_year_a_text_is_set_picks_names_of_then(swap):
     """A novel names no year: the document's year (or the suite's) picks names already in use
     when the counts began, and none on the rise then ("Dorothy") or of a later time ("Linda")."""
@@ -226,6 +233,9 @@ def test_the_year_a_text_is_set_picks_names_of_then(swap):
     text = "Emma Woodhouse was handsome and clever. Emma had lived nearly twenty-one years."
     classic = swap.classic["female"]
     assert {"Linda", "Gloria", "Dorothy", "Eleanor"}.isdisjoint(classic)
+    # names of America alone, or pet forms, are not England's registered names of then
+    assert {"Kathryn", "Rosie"}.isdisjoint(classic)
+    assert {"Alvin", "Dave", "Joe"}.isdisjoint(swap.classic["male"])
     assert {"Martha", "Harriet", "Jane"} <= set(classic)
     for fus in (swap.generate(SimpleNamespace(id="x", text=text, year=1815), None,
                               random.Random(0)),

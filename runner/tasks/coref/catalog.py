@@ -298,8 +298,9 @@ TRANSFORMATIONS.add(
                                    "year the passage names): none swapped before 1800; before "
                                    "1940, only names already in use when the US SSA counts "
                                    "began (1,000 or more births per million in 1880-1889, and "
-                                   "at most twice that over 1880-1919); otherwise (a later "
-                                   "year or none) only names with 100 or more per million in "
+                                   "at most twice that over 1880-1919) and among England and "
+                                   "Wales's 100 commonest in 1904 or 1914 (ONS); otherwise (a "
+                                   "later year or none) only names with 100 or more per million in "
                                    "every decade of 1900-1999. false: any name of the lists."},
         "year": {"type": ["integer", "null"], "minimum": 1000, "maximum": 2099, "default": None,
                  "description": "With fit_era: the year the corpus's texts are set (a novel's), "

@@ -45,7 +45,11 @@ A name is swapped only when it is certainly a person's:
   not "Emily Parr" for Catherine Parr); before 1940, the new name is one already in use when the
   counts began (1,000 or more births of its gender per million in 1880–1889, and no more than
   twice that over 1880–1919, so not one on the rise: "Susan Linn Sage", born in 1866, becomes
-  "Martha", not "Dorothy"; a Regency heroine is not renamed "Linda" or "Gloria"); otherwise (a later year, or
+  "Martha", not "Dorothy"; a Regency heroine is not renamed "Linda" or "Gloria") and one of
+  England's too (among the hundred commonest of its gender given in England and Wales in 1904
+  or 1914, the Office for National Statistics' earliest lists: a name registered at birth on
+  both sides of the Atlantic, not a pet form such as "Dave" or "Rosie" nor one of America
+  alone such as "Alvin" or the spelling "Kathryn"); otherwise (a later year, or
   none), one that was in use through the whole twentieth century (100 or more per million in
   every decade of 1900–1999), so it fits a person born at any time in it: "Laura", not
   "Kaitlyn", for a detective of the 1990s;
@@ -202,10 +206,23 @@ def _kin_gender(name: str, text: str) -> str | None:
 
 def _unreached(name: str, text: str) -> bool:
     """Whether the passage also writes the name where the swap would not reach it: in capitals
-    ("name her ANNE") or in a hyphenated word ("the Sarah-cat")."""
+    ("name her ANNE"), in a hyphenated word ("the Sarah-cat") or elided, its first and last
+    letters kept about an apostrophe ("M'rice" for Maurice, "Ma'garet")."""
     word = re.escape(name)
-    return re.search(r"(?<!\w)" + re.escape(name.upper()) + r"(?!\w)|(?<!\w)" + word
-                     + r"-\w|\w-" + word + r"(?!\w)", text) is not None
+    if re.search(r"(?<!\w)" + re.escape(name.upper()) + r"(?!\w)|(?<!\w)" + word
+                 + r"-\w|\w-" + word + r"(?!\w)", text):
+        return True
+    return any(_elided(w, name) for w in re.findall(r"\b[A-Z]\w*['\u2019]\w+", text))
+
+
+def _elided(word: str, name: str) -> bool:
+    """Whether ``word`` is ``name`` with letters left out at an apostrophe: the same first and
+    last letters, its letters in the name's order ("M'rice": Maurice)."""
+    letters = re.sub(r"['\u2019]", "", word)
+    if letters == name or len(letters) < 3 or letters[0] != name[0] or letters[-1] != name[-1]:
+        return False
+    rest = iter(name)
+    return all(c in rest for c in letters)
 
 
 @functools.lru_cache(maxsize=1)
@@ -335,7 +352,7 @@ class NameSwap(Transformation):
         self.classic = self.timeless = None
         self.year = year
         if fit_era:
-            self.classic = {g: [n for n in names if n in use[g]
+            self.classic = {g: [n for n in names if n in use[g] and use[g][n][ENGLISH]
                                 and use[g][n][FIRST_USE] >= CLASSIC_PER_MILLION
                                 and use[g][n][OLD_USE] <= RISING * use[g][n][FIRST_USE]]
                             for g, names in self.pool.items()}
