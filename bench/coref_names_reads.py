@@ -38,7 +38,14 @@ GAP, each read by two readers, the second blind; beside CREST's defaults on the 
   l (the lists' form was not run); ``bench/reads/coref_names_o.*``;
 - part ``p``: passages of six more novels (``--part h``), built after part o was read, with no
   rule written on it: the same code measured again, read as part o;
-  ``bench/reads/coref_names_p.*``.
+  ``bench/reads/coref_names_p.*``;
+- part ``q``: passages of eleven more novels (``--part i``), each with the year its book is set,
+  built after part p was read and ``fit_era`` was given that year: a draw of the defaults'
+  violations (names from the lists, of that year), read as part l; ``rules --part q`` counts the
+  read violations of the lists in parts l to n that the year would not make;
+- part ``r``: passages of nine more novels (``--part j``), with years, built after part q was
+  read and the rules written on it (England's lists too, a name also written elided): drawn
+  and read as part q.
 
     python bench/coref_names_reads.py draw --part bc GAP_B_RUN GAP_C_RUN [--n 50] [--seed 13]
     python bench/coref_names_reads.py draw --part d GAP_D_RUN [--n 50] [--seed 13]
@@ -57,8 +64,10 @@ GAP, each read by two readers, the second blind; beside CREST's defaults on the 
     python bench/coref_names_reads.py draw --part n C_PASSAGE_RUN C_RUN D_PASSAGE_RUN D_RUN
     python bench/coref_names_reads.py draw --part o E_PASSAGE_RUN F_PASSAGE_RUN G_PASSAGE_RUN
     python bench/coref_names_reads.py draw --part p H_PASSAGE_RUN
+    python bench/coref_names_reads.py draw --part q|r I_RUN|J_RUN [--n 50]
         (every violation of the exchanges' runs, ``--n`` drawn from the lists' runs)
-    python bench/coref_names_reads.py [--part bc|d|e|f|h|j|k|l|m|n|o|p]
+    python bench/coref_names_reads.py rules --part q
+    python bench/coref_names_reads.py [--part bc|d|e|f|h|j|k|l|m|n|o|p|q|r]
         a part's table, once its draw's .first.json and .second.json hold the marks
 """
 from __future__ import annotations
@@ -76,34 +85,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from coref_gum_b_reads import _clusters, _run  # noqa: E402
 from coref_mended_reads import part_figures  # noqa: E402
+from coref_names_sets import (BUILT, EXPECTATION, FICTION, HEAD, LABELS,  # noqa: E402
+                              RULE, RULES_AFTER, SETS)
 from two_runs import READS, read_marks, write_draw  # noqa: E402
-
-SETS = {"bc": ("coref_names", ("gap_b", "gap_c")), "d": ("coref_names_d", ("gap_d",)),
-         "e": ("coref_names_e", ("gap_e", "gap_e_lm")),
-         "f": ("coref_names_f", ("gap_f_passage", "gap_g_passage", "gap_f")),
-         "h": ("coref_names_h", ("gap_h", "gap_i", "gap_h_before", "gap_i_before")),
-         "j": ("coref_names_j", ("qed", "gap_j", "qed_before", "gap_j_before")),
-         "k": ("coref_names_k", ("redocred",)),
-         "l": ("coref_names_l", ("fiction_passage", "fiction")),
-         "m": ("coref_names_m", ("fiction_b_passage", "fiction_b")),
-         "n": ("coref_names_n", ("fiction_c_passage", "fiction_c", "fiction_d_passage",
-                                 "fiction_d")),
-         "o": ("coref_names_o", ("fiction_e_passage", "fiction_f_passage", "fiction_g_passage")),
-         "p": ("coref_names_p", ("fiction_h_passage",))}
-#: The parts of novels: every violation of the exchanges read, a draw of the lists'.
-FICTION = ("l", "m", "n", "o", "p")
-RULE = ("real = the follow-up is a fair, natural edit of the source (a person's first name "
-        "replaced, at every occurrence, by another first name of the same gender that can stand "
-        "there; giving the person another name is the edit itself, and does not by itself count "
-        "as changing what the passage says) that cannot change which mentions refer to the same "
-        "thing, so the change in clusters means the system is wrong on the source or on the "
-        "follow-up; false = the follow-up is unnatural (the word replaced was not a person's "
-        "first name, the new name cannot stand there, the sentence no longer reads), changes "
-        "what the passage says otherwise, or may legitimately change the coreference (whether "
-        "or not the source's clusters are also wrong)")
-EXPECTATION = ("the follow-up's clusters should be the same as the source's (same mentions grouped "
-               "together), since only a person's first name changed, everywhere, to another of "
-               "the same gender")
 
 
 def _suite(part: str) -> str:
@@ -215,6 +199,53 @@ def later_rules(which: str) -> None:
     print(f"part {which}: not swapped {gone['name']}; another new name {gone['renamed']}")
 
 
+def year_rule() -> None:
+    """Part q's rule counted on the lists' read violations of parts l to n: those whose name is
+    still swapped but whose new name is not one the year would give, had each passage carried
+    a year of 1800–1939 (every one gives the same names), kept in part q's key."""
+    path = READS / f"{SETS['q'][0]}.key.json"
+    key = json.loads(path.read_text(encoding="utf-8"))
+    counted = {}
+    for part in ("l", "m", "n"):
+        stem = SETS[part][0]
+        keys = json.loads((READS / f"{stem}.key.json").read_text(encoding="utf-8"))["key"]
+        blind = json.loads((READS / f"{stem}.blind.json").read_text(encoding="utf-8"))["items"]
+        lists = [it for it in blind if not keys[it["id"]]["part"].endswith("_passage")]
+        renamed = []
+        for it in lists:
+            old, new = it["changed"].split(" (")[0].split(" -> ")
+            gender = _swap().names(it["source"]).get(old)
+            pools = _swap().pools_for(it["source"], 1900) if gender else None
+            if pools is not None and new not in pools[gender]:
+                renamed.append(it["id"])
+        counted[part] = {"read": len(lists), "renamed": renamed}
+    code = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True).stdout.strip()
+    key["year_rule"] = {"command": "python bench/coref_names_reads.py rules --part q",
+                        "code": code, "parts": counted}
+    path.write_text(json.dumps(key, indent=1) + "\n", encoding="utf-8")
+    print({p: len(c["renamed"]) for p, c in counted.items()})
+
+
+def _year_rule(key: dict) -> str:
+    """Part q: the sentence on :func:`year_rule`'s count."""
+    if "year_rule" not in key:
+        return ""
+    parts = key["year_rule"]["parts"]
+    ids = {p: c["renamed"] for p, c in parts.items()}
+    false = [[sum(not read_marks(SETS[p][0])[1][rd][i] for i in ids[p]) for p in ids]
+             for rd in ("first", "second")]
+    return (f"\n\nThe names of a year before 1940 as they are after part q was read (both "
+            f"lists), counted on the lists' reads of parts l to n, on which the rule's first "
+            f"step was written: had those passages "
+            f"carried a year of 1800–1939, as their books are set (three of Austen's are set "
+            f"in the 1790s, where no name would be swapped at all), "
+            f"{sum(map(len, ids.values()))} of the lists' {sum(c['read'] for c in parts.values())}"
+            f" read violations there would have been given a name of that time instead, "
+            f"{sum(false[0])} / {sum(false[1])} of them false alarms to the two readers "
+            f"(`{key['year_rule']['command']}` at commit {key['year_rule']['code']}).")
+
+
 def rules(runs_dirs: list[Path]) -> None:
     """Which read violations of part bc the two rules would not have made: the name replaced is
     no longer one name_swap swaps in that passage, or the new name is no longer in its pool
@@ -251,44 +282,6 @@ def _row(what: str, n_src: int, follow_ups: int, n: int, read: int, r1: int, r2:
     return (f"| {what} | {n_src} | {follow_ups:,} | {n} | {per:.1f} | {shown} | {r1} / {r2} | "
             f"{100 * v1:.0f} % / {100 * v2:.0f} % | {per * v1:.1f} / {per * v2:.1f} | "
             f"{'–' if agree is None else f'{agree}/{read2}'} |")
-
-
-LABELS = {"gap_b": "`coref_gap_b`", "gap_c": "`coref_gap_c`", "gap_d": "`coref_gap_d`",
-          "gap_e": "`coref_gap_e`, new names drawn at random (the default)",
-          "gap_e_lm": "`coref_gap_e`, new names ranked by the LM (`lm: smollm2`)",
-          "gap_f_passage": "`coref_gap_f`, two people's names exchanged (`new_names: passage`)",
-          "gap_g_passage": "`coref_gap_g`, two people's names exchanged (`new_names: passage`)",
-          "gap_f": "`coref_gap_f`, new names from the lists (the default; not read)",
-          "gap_h": "`coref_gap_h`", "gap_i": "`coref_gap_i`",
-          "gap_h_before": "`coref_gap_h`, `fit_era` off, no gender share",
-          "gap_i_before": "`coref_gap_i`, `fit_era` off, no gender share",
-          "qed": "`coref_qed`", "gap_j": "`coref_gap_j`",
-          "qed_before": "`coref_qed`, `fit_era` off, no gender share",
-          "gap_j_before": "`coref_gap_j`, `fit_era` off, no gender share",
-          "redocred": "`coref_redocred`",
-          "fiction_passage": "`coref_fiction`, two people's names exchanged "
-                             "(`new_names: passage`)",
-          "fiction": "`coref_fiction`, new names from the lists (the default)",
-          "fiction_b_passage": "`coref_fiction_b`, two people's names exchanged "
-                               "(`new_names: passage`)",
-          "fiction_b": "`coref_fiction_b`, new names from the lists (the default)",
-          "fiction_c_passage": "`coref_fiction_c`, two people's names exchanged "
-                               "(`new_names: passage`)",
-          "fiction_c": "`coref_fiction_c`, new names from the lists (the default)",
-          "fiction_d_passage": "`coref_fiction_d`, two people's names exchanged "
-                               "(`new_names: passage`)",
-          "fiction_d": "`coref_fiction_d`, new names from the lists (the default)",
-          "fiction_e_passage": "`coref_fiction_e`, two people's names exchanged "
-                               "(`new_names: passage`)",
-          "fiction_f_passage": "`coref_fiction_f`, two people's names exchanged "
-                               "(`new_names: passage`)",
-          "fiction_g_passage": "`coref_fiction_g`, two people's names exchanged "
-                               "(`new_names: passage`)",
-          "fiction_h_passage": "`coref_fiction_h`, two people's names exchanged "
-                               "(`new_names: passage`)"}
-HEAD = ["| `name_swap`, part | passages | follow-ups | violations | per 100 passages | read | real "
-        "(first / second) | validity (first / second) | real per 100 passages (first / second) "
-        "| agreement |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
 
 
 def _vals(key: dict, marks: dict, part: str) -> list[int]:
@@ -379,34 +372,6 @@ def _later(key: dict, marks: dict) -> str:
             f"{renamed} (`{rules['command']}`).")
 
 
-BUILT = {"l": "passages of eleven public-domain novels, none of them in LitBank "
-              "(`suites/data/coref_fiction.jsonl`, `bench/make_coref_fiction.py`), built after "
-              "every rule of `name_swap` was written",
-         "m": "passages of eleven other public-domain novels, none of them in LitBank "
-              "(`suites/data/coref_fiction_b.jsonl`, `bench/make_coref_fiction.py --part b`), "
-              "built after part l was read and the rules written on it (a surname after a title "
-              "or in a full name, a name also in capitals, a pet form of a name of the other "
-              "gender)",
-         "n": "passages of twice eleven more public-domain novels, none of them in LitBank "
-              "(`suites/data/coref_fiction_c.jsonl` and `_d.jsonl`, `bench/make_coref_fiction.py "
-              "--part c` and `--part d`), built after part m was read and the rules written on "
-              "it (a name also in a hyphenated word, a pet name of it in the passage, a pet form "
-              "of a name of each gender)",
-         "o": "passages of twenty-nine more public-domain novels, none of them in LitBank "
-              "(`suites/data/coref_fiction_e.jsonl`, `_f.jsonl` and `_g.jsonl`, "
-              "`bench/make_coref_fiction.py --part e`, `f` and `g`), built after part n was read "
-              "and the rule written on it (a pet form of the same full name inside a sentence)",
-         "p": "passages of six more public-domain novels, none of them in LitBank "
-              "(`suites/data/coref_fiction_h.jsonl`, `bench/make_coref_fiction.py --part h`), "
-              "built after part o was read, with no rule written on it"}
-RULES_AFTER = {"l": "a surname after a title or in a full name, a name also in capitals, a pet "
-                    "form of a name of the other gender",
-               "m": "a name also in a hyphenated word, a pet name of it in the passage, a pet "
-                    "form of a name of each gender",
-               "n": "a pet form of the same full name inside a sentence, \"Tom\" beside "
-                    "\"Tommy\""}
-
-
 def _later_by_run(key: dict, marks: dict, which: str) -> str:
     """Parts l to p: the read violations of each form that the rules written after the part was
     read would not make (``rules --part l|m|n``)."""
@@ -480,14 +445,17 @@ def table(which: str = "bc") -> str:
                 for what, group in (("exchanges", exchanges), ("lists", lists)) if group]
         drawn = (f" and {sum(_vals(key, marks, p)[3] for p in lists)} of the lists' drawn at "
                  f"random, read together" if lists else ", read")
+        if not exchanges:
+            drawn = (f": {sum(_vals(key, marks, p)[3] for p in lists)} of the lists' "
+                     f"violations drawn at random, read")
         suites = " and ".join(f"`{_suite(p)}`" for p in parts)
         runs = " ".join(f"RUN_{p.upper()}" for p in parts)
         return "\n".join(HEAD + rows) + (
-            f"\n\nOn {BUILT[which]} ({suites}, then `draw --part {which} {runs}`): every "
-            f"violation of the exchanges{drawn} as above "
+            f"\n\nOn {BUILT[which]} ({suites}, then `draw --part {which} {runs}`)"
+            f"{'' if not exchanges else ': every violation of the exchanges'}{drawn} as above "
             f"(`bench/reads/{SETS[which][0]}.*`); xrenner could not answer "
             f"{', '.join(str(r['errors']) for r in key['runs'].values())} cases. As for the "
-            f"code, {key['code']}." + _later_by_run(key, marks, which))
+            f"code, {key['code']}." + _later_by_run(key, marks, which) + _year_rule(key))
     if which == "d":
         return "\n".join(HEAD + rows) + (
             f"\n\nOn GAP's part d, built after those two rules (`{_suite('gap_d')}`; `draw "
@@ -531,11 +499,13 @@ def main() -> int:
     d.add_argument("--seed", type=int, default=13)
     r = sub.add_parser("rules")
     r.add_argument("runs", type=Path, nargs="*")
-    r.add_argument("--part", choices=["bc", "h", "j", "k", "l", "m", "n"], default="bc")
+    r.add_argument("--part", choices=["bc", "h", "j", "k", "l", "m", "n", "q"], default="bc")
     ap.add_argument("--part", choices=list(SETS), default="bc")
     args = ap.parse_args()
     if args.cmd == "draw":
         draw(args.part, args.runs, args.n, args.seed)
+    elif args.cmd == "rules" and args.part == "q":
+        year_rule()
     elif args.cmd == "rules" and args.part != "bc":
         later_rules(args.part)
     elif args.cmd == "rules":
