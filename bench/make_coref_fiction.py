@@ -12,9 +12,11 @@ read and the rules written on it; parts e (1839–1895), f (1858–1911) and g (
 again; part i (1850–1917), after part h was read and ``fit_era`` was given the year a text is
 set, to measure that: each of its passages carries ``year``, the year its book is set (``YEARS``);
 part j (nine books, 1836–1909), after part i was read and the rules written on it (names of
-England's lists too, a name also written elided), to measure those, with years as part i.
+England's lists too, a name also written elided), to measure those, with years as part i; part
+k (six books, 1852–1896), after part j was read, with no rule written on it, to measure the
+same code on other books.
 
-Usage: python bench/make_coref_fiction.py [--part a|b|c|d|e|f|g|h|i|j] BOOK_DIR...
+Usage: python bench/make_coref_fiction.py [--part a|b|c|d|e|f|g|h|i|j|k] BOOK_DIR...
     each BOOK_DIR a checkout or git directory of one of the part's GITenberg repositories
     (github.com/GITenberg/<name>_<number>, the books in ``BOOKS``), e.g. from ``git clone``.
 
@@ -81,14 +83,18 @@ BOOKS = {"a": {"1342": "Pride and Prejudice", "158": "Emma", "161": "Sense and S
          "j": {"580": "The Pickwick Papers", "17780": "Scenes of Clerical Life",
                "23000": "Orley Farm", "19500": "Can You Forgive Her?", "3632": "Poor Miss Finch",
                "176": "Roderick Hudson", "1622": "The Law and the Lady",
-               "2158": "The Prime Minister", "718": "Tono-Bungay"}}
-#: Parts i and j: the year each book is set (its own time: all are stories of the years they
+               "2158": "The Prime Minister", "718": "Tono-Bungay"},
+         "k": {"203": "Uncle Tom's Cabin", "3044": "Desperate Remedies",
+               "224": "A Pair of Blue Eyes", "1026": "The Diary of a Nobody",
+               "308": "Three Men in a Boat", "133": "The Damnation of Theron Ware"}}
+#: Parts i to k: the year each book is set (its own time: all are stories of the years they
 #: were written in, or of a decade or three before), written into its passages as ``year``.
 YEARS = {"7265": 1830, "4599": 1862, "3045": 1866, "1586": 1868, "7381": 1872, "5231": 1873,
          "1709": 1885, "4313": 1888, "283": 1912, "402": 1914, "166": 1917,
          "580": 1827, "17780": 1832, "23000": 1860, "19500": 1863, "3632": 1870, "176": 1872,
-         "1622": 1874, "2158": 1875, "718": 1900}
-OUT = {"a": "coref_fiction.jsonl", **{p: f"coref_fiction_{p}.jsonl" for p in "bcdefghij"}}
+         "1622": 1874, "2158": 1875, "718": 1900,
+         "203": 1850, "3044": 1864, "224": 1870, "1026": 1888, "308": 1889, "133": 1895}
+OUT = {"a": "coref_fiction.jsonl", **{p: f"coref_fiction_{p}.jsonl" for p in "bcdefghijk"}}
 MIN_WORDS, MAX_WORDS, MAX_PARAGRAPH, PER_BOOK = 40, 150, 220, 200
 START = re.compile(r"^\*\*\* ?START OF (?:THE|THIS) PROJECT GUTENBERG.*$", re.M)
 END = re.compile(r"^\*\*\* ?END OF (?:THE|THIS) PROJECT GUTENBERG.*$", re.M)
