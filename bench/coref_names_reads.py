@@ -45,7 +45,9 @@ GAP, each read by two readers, the second blind; beside CREST's defaults on the 
   read violations of the lists in parts l to n that the year would not make;
 - part ``r``: passages of nine more novels (``--part j``), with years, built after part q was
   read and the rules written on it (England's lists too, a name also written elided): drawn
-  and read as part q.
+  and read as part q;
+- part ``s``: passages of six more novels (``--part k``), with years, built after part r was
+  read, with no rule written on it: the same code measured on other books, read as part q.
 
     python bench/coref_names_reads.py draw --part bc GAP_B_RUN GAP_C_RUN [--n 50] [--seed 13]
     python bench/coref_names_reads.py draw --part d GAP_D_RUN [--n 50] [--seed 13]
@@ -64,10 +66,10 @@ GAP, each read by two readers, the second blind; beside CREST's defaults on the 
     python bench/coref_names_reads.py draw --part n C_PASSAGE_RUN C_RUN D_PASSAGE_RUN D_RUN
     python bench/coref_names_reads.py draw --part o E_PASSAGE_RUN F_PASSAGE_RUN G_PASSAGE_RUN
     python bench/coref_names_reads.py draw --part p H_PASSAGE_RUN
-    python bench/coref_names_reads.py draw --part q|r I_RUN|J_RUN [--n 50]
+    python bench/coref_names_reads.py draw --part q|r|s I_RUN|J_RUN|K_RUN [--n 50]
         (every violation of the exchanges' runs, ``--n`` drawn from the lists' runs)
     python bench/coref_names_reads.py rules --part q
-    python bench/coref_names_reads.py [--part bc|d|e|f|h|j|k|l|m|n|o|p|q|r]
+    python bench/coref_names_reads.py [--part bc|d|e|f|h|j|k|l|m|n|o|p|q|r|s]
         a part's table, once its draw's .first.json and .second.json hold the marks
 """
 from __future__ import annotations

@@ -13,9 +13,10 @@ SETS = {"bc": ("coref_names", ("gap_b", "gap_c")), "d": ("coref_names_d", ("gap_
                                  "fiction_d")),
          "o": ("coref_names_o", ("fiction_e_passage", "fiction_f_passage", "fiction_g_passage")),
          "p": ("coref_names_p", ("fiction_h_passage",)),
-         "q": ("coref_names_q", ("fiction_i",)), "r": ("coref_names_r", ("fiction_j",))}
+         "q": ("coref_names_q", ("fiction_i",)), "r": ("coref_names_r", ("fiction_j",)),
+         "s": ("coref_names_s", ("fiction_k",))}
 #: The parts of novels: every violation of the exchanges read, a draw of the lists'.
-FICTION = ("l", "m", "n", "o", "p", "q", "r")
+FICTION = ("l", "m", "n", "o", "p", "q", "r", "s")
 RULE = ("real = the follow-up is a fair, natural edit of the source (a person's first name "
         "replaced, at every occurrence, by another first name of the same gender that can stand "
         "there; giving the person another name is the edit itself, and does not by itself count "
@@ -65,7 +66,8 @@ LABELS = {"gap_b": "`coref_gap_b`", "gap_c": "`coref_gap_c`", "gap_d": "`coref_g
           "fiction_i": "`coref_fiction_i`, new names from the lists, of the year each book is "
                        "set (the default)",
           "fiction_j": "`coref_fiction_j`, new names from the lists, of the year each book is "
-                       "set, and of England's lists too (the default)"}
+                       "set, and of England's lists too (the default)",
+          "fiction_k": "`coref_fiction_k`, the same code as part r (the default)"}
 HEAD = ["| `name_swap`, part | passages | follow-ups | violations | per 100 passages | read | real "
         "(first / second) | validity (first / second) | real per 100 passages (first / second) "
         "| agreement |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
@@ -98,7 +100,11 @@ BUILT = {"l": "passages of eleven public-domain novels, none of them in LitBank 
               "the year its book is set (`suites/data/coref_fiction_j.jsonl`, "
               "`bench/make_coref_fiction.py --part j`), built after part q was read and the "
               "rules written on it (a text set before 1940 takes only names of England's lists "
-              "too; a name also written elided is not swapped)"}
+              "too; a name also written elided is not swapped)",
+         "s": "passages of six more public-domain novels, none of them in LitBank, each with "
+              "the year its book is set (`suites/data/coref_fiction_k.jsonl`, "
+              "`bench/make_coref_fiction.py --part k`), built after part r was read, with no "
+              "rule written on it"}
 RULES_AFTER = {"l": "a surname after a title or in a full name, a name also in capitals, a pet "
                     "form of a name of the other gender",
                "m": "a name also in a hyphenated word, a pet name of it in the passage, a pet "

