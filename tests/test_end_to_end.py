@@ -55,7 +55,9 @@ def test_sample_run_writes_consistent_results(sample_run):
     assert {m["role"] for m in results["components"]["models"]} == {
         "candidates", "scorer", "parser", "verb frames", "referee NER"}
     lm = [m for m in results["components"]["models"] if m["role"] in ("candidates", "scorer")]
-    assert {(m["name"], m["dtype"].split()[0]) for m in lm} == {("smollm2", "bfloat16")}
+    # bfloat16 layers, or float32 ones on bfloat16 weights where the CPU is slow at bfloat16
+    assert lm and {(m["name"], m["dtype"].split(" (")[0]) for m in lm} <= {
+        ("smollm2", "bfloat16"), ("smollm2", "float32 on bfloat16 weights")}
     thresholds = {"token_mlm": 0.2, "phrase_np": 0.15}
     for c in cases:
         t = c["transformation"]

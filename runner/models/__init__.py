@@ -77,7 +77,7 @@ def _load(kind: str, auto_class: str, role: str, name: str, device: str, fp16: b
         if half_body:
             from runner.models.loading import bfloat16_body
 
-            model, half_name = bfloat16_body(model)
+            model, half_name = bfloat16_body(model, dev)
         model, dev, dtype = place(model, dev, fp16 and not half_body)
         if half_body:
             dtype = half_name

@@ -382,12 +382,15 @@ def place(model: Any, device: str, fp16: bool) -> tuple[Any, str, str]:
     return model, device, str(next(model.parameters()).dtype).replace("torch.", "")
 
 
-def bfloat16_body(model: Any) -> tuple[Any, str]:
+def bfloat16_body(model: Any, device: str = "cpu") -> tuple[Any, str]:
     """A causal LM in half precision, on a CPU or CUDA: its layers in bfloat16 (on a CPU about
     1.7 times as fast where it has bfloat16 instructions; half the memory), the vocabulary
     projection kept in float32 on float32 states — in bfloat16 the log-probabilities themselves
     would be rounded (0.1 nats off per token on average); this way the mean log-probability per
-    token moves by a few hundredths. Returns ``(model, dtype name)``."""
+    token moves by a few hundredths. On a CPU that multiplies bfloat16 matrices more slowly than
+    float32 ones (:func:`cpu_bfloat16_fast`) the weights stay in bfloat16 but every layer
+    computes in float32: bfloat16's memory at float32's speed there. Returns ``(model, dtype
+    name)``."""
     import torch
 
     head = model.get_output_embeddings()
@@ -409,4 +412,58 @@ def bfloat16_body(model: Any) -> tuple[Any, str]:
 
     model = model.to(torch.bfloat16)
     model.set_output_embeddings(Float32Head())
-    return model, "bfloat16 (vocabulary projection float32)"
+    if not str(device).startswith("cpu") or cpu_bfloat16_fast():
+        return model, "bfloat16 (vocabulary projection float32)"
+    _compute_in_float32(model)
+    return model, "float32 on bfloat16 weights (vocabulary projection float32)"
+
+
+def _compute_in_float32(model: Any) -> None:
+    """Every linear layer of a bfloat16 model but its head computes in float32 from its
+    bfloat16 weights (converted at each call, layer by layer), and the input embeddings come out
+    in float32, so the states are float32 throughout."""
+    import torch
+
+    class Float32OnBfloat16(torch.nn.Module):
+        """A linear layer whose bfloat16 weights are used in float32."""
+
+        def __init__(self, linear: Any) -> None:
+            super().__init__()
+            self.weight, self.bias = linear.weight, linear.bias
+
+        def forward(self, x: Any) -> Any:
+            bias = None if self.bias is None else self.bias.float()
+            return torch.nn.functional.linear(x.float(), self.weight.float(), bias)
+
+    head = model.get_output_embeddings()
+    for name, module in list(model.named_modules()):
+        for child, layer in list(module.named_children()):
+            if isinstance(layer, torch.nn.Linear) and layer is not head:
+                setattr(module, child, Float32OnBfloat16(layer))
+    model.get_input_embeddings().register_forward_hook(lambda _m, _a, out: out.float())
+
+
+@functools.lru_cache(maxsize=1)
+def cpu_bfloat16_fast() -> bool:
+    """Whether this CPU multiplies bfloat16 matrices at least as fast as float32 ones, timed
+    once per process on a product of the size a small LM's layers make (a few hundredths of a
+    second). CPUs differ: of two with bfloat16 instructions, an AMD EPYC ran them about 1.7
+    times as fast as float32, an Intel Xeon at 0.6 times. ``MTRUN_CPU_BFLOAT16=1`` (or ``0``)
+    decides instead."""
+    import time
+
+    import torch
+
+    said = os.environ.get("MTRUN_CPU_BFLOAT16")
+    if said in ("0", "1"):
+        return said == "1"
+    best = {}
+    for dtype in (torch.float32, torch.bfloat16):
+        x, w = torch.randn(256, 576, dtype=dtype), torch.randn(1536, 576, dtype=dtype)
+        times = []
+        for _ in range(8):
+            start = time.perf_counter()
+            torch.nn.functional.linear(x, w)
+            times.append(time.perf_counter() - start)
+        best[dtype] = min(times[2:])
+    return best[torch.bfloat16] <= best[torch.float32]
