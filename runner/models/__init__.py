@@ -61,7 +61,8 @@ def _load(kind: str, auto_class: str, role: str, name: str, device: str, fp16: b
     dev = resolve_device(device)
     # Half precision: a causal LM in bfloat16 with a float32 vocabulary projection
     # (bfloat16_body), on a CPU and on CUDA alike, so that its scores are those its thresholds were
-    # chosen on; other models in float16 on CUDA only.
+    # chosen on (on a CPU slow at bfloat16, its layers compute in float32 from the bfloat16
+    # weights); other models in float16 on CUDA only.
     key = (kind, name, dev, bool(fp16 and (dev.startswith("cuda") or kind == "causal_lm")))
     if key not in _weights:
         from runner.models.gguf import gguf_path, load_gguf

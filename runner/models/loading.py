@@ -436,7 +436,7 @@ def _compute_in_float32(model: Any) -> None:
             return torch.nn.functional.linear(x.float(), self.weight.float(), bias)
 
     head = model.get_output_embeddings()
-    for name, module in list(model.named_modules()):
+    for _, module in list(model.named_modules()):
         for child, layer in list(module.named_children()):
             if isinstance(layer, torch.nn.Linear) and layer is not head:
                 setattr(module, child, Float32OnBfloat16(layer))
