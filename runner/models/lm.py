@@ -215,14 +215,12 @@ class CausalLM(LoadedModel):
         return ids, att, states, project
 
     def _bucket(self, width: int) -> int | None:
-        """The padded width of a batch: in bfloat16 a row's result depends on how far it is
-        padded (the attention's sums are rounded to bfloat16 at each layer), so rows are padded
-        to the next multiple of 16 tokens and score the same whatever they are batched with;
-        a float32 model needs no bucket. Any multiple of 16 gives a row the same score, to the
-        bit (650 news and Re-DocRED sentences padded to 16 and to 32); a multiple of 8 does not
-        (up to 0.016 nats per token). On short sentences 16 pads half as much as 32. Layers
-        computing in float32 from bfloat16 weights are padded alike: their last digits too
-        depend on the padded width."""
+        """The padded width of a batch: in bfloat16 (and in float32 on bfloat16 weights) a
+        row's last digits depend on how far it is padded, so rows are padded to the next
+        multiple of 16 tokens and score the same whatever they are batched with; a float32
+        model needs no bucket. Any multiple of 16 gives a row the same score, to the bit (650
+        news and Re-DocRED sentences padded to 16 and to 32); a multiple of 8 does not (up to
+        0.016 nats per token). On short sentences 16 pads half as much as 32."""
         if "bfloat16" not in str(self.dtype):
             return None
         return -(-width // 16) * 16
