@@ -172,6 +172,12 @@ def _removed(source: str, meta: dict) -> str | None:
     return "era" if meta["new"] in swap.pool[gender] else "pool"
 
 
+def _head() -> str:
+    """The short commit the rules are counted at."""
+    return subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True).stdout.strip()
+
+
 def later_rules(which: str) -> None:
     """Parts h, j, k and l: which of the read violations the rules written after the part
     was read would not make (the name is no longer swapped there, or the new name is not among
@@ -193,8 +199,7 @@ def later_rules(which: str) -> None:
             why = _removed(it["source"], {"old": old, "new": new})
         if why:
             gone["name" if why in ("name", "old") else "renamed"].append(it["id"])
-    code = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                          capture_output=True, text=True).stdout.strip()
+    code = _head()
     key["later_rules"] = {"command": f"python bench/coref_names_reads.py rules --part {which}",
                           "code": code, **gone}
     path.write_text(json.dumps(key, indent=1) + "\n", encoding="utf-8")
@@ -221,8 +226,7 @@ def year_rule() -> None:
             if pools is not None and new not in pools[gender]:
                 renamed.append(it["id"])
         counted[part] = {"read": len(lists), "renamed": renamed}
-    code = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                          capture_output=True, text=True).stdout.strip()
+    code = _head()
     key["year_rule"] = {"command": "python bench/coref_names_reads.py rules --part q",
                         "code": code, "parts": counted}
     path.write_text(json.dumps(key, indent=1) + "\n", encoding="utf-8")
@@ -234,17 +238,19 @@ def _year_rule(key: dict) -> str:
     if "year_rule" not in key:
         return ""
     parts = key["year_rule"]["parts"]
-    ids = {p: c["renamed"] for p, c in parts.items()}
-    false = [[sum(not read_marks(SETS[p][0])[1][rd][i] for i in ids[p]) for p in ids]
-             for rd in ("first", "second")]
+    ids = [i for c in parts.values() for i in c["renamed"]]
+    marks: dict[str, dict[str, bool]] = {"first": {}, "second": {}}
+    for part in parts:                   # ids are the part's letter and a number: none shared
+        for reader, read in read_marks(SETS[part][0])[1].items():
+            marks[reader].update(read)
     return (f"\n\nThe names of a year before 1940 as they are after part q was read (both "
             f"lists), counted on the lists' reads of parts l to n, on which the rule's first "
             f"step was written: had those passages "
             f"carried a year of 1800–1939, as their books are set (three of Austen's are set "
             f"in the 1790s, where no name would be swapped at all), "
-            f"{sum(map(len, ids.values()))} of the lists' {sum(c['read'] for c in parts.values())}"
+            f"{len(ids)} of the lists' {sum(c['read'] for c in parts.values())}"
             f" read violations there would have been given a name of that time instead, "
-            f"{sum(false[0])} / {sum(false[1])} of them false alarms to the two readers "
+            f"{_false_alarms(marks, ids)} of them false alarms to the two readers "
             f"(`{key['year_rule']['command']}` at commit {key['year_rule']['code']}).")
 
 

@@ -38,6 +38,7 @@ FIRST_NAMES = HERE.parents[2] / "text" / "data" / "first_names.json"
 OLD_YEARS = (1880, 1919)
 FIRST_DECADE = 1880
 ENGLAND_YEARS = ("1904", "1914")
+DECADES = range(1900, 2000, 10)
 
 
 def english_names(table: Path) -> dict[str, set[str]]:
@@ -48,7 +49,6 @@ def english_names(table: Path) -> dict[str, set[str]]:
             if r["year"] in ENGLAND_YEARS:
                 out[r["sex"].lower()].add(r["name"].lower())
     return out
-DECADES = range(1900, 2000, 10)
 
 
 def other_origin(table: Path) -> dict[str, float]:
