@@ -3,8 +3,11 @@ NER's CRF) against the panel of two spaCy pipelines alone, measured against gold
 runs: each run's violations repaired twice, as the engine repairs them
 (``bench/repair_eval.py``).
 
-Usage: python bench/repair_crf.py [--save bench/results/repair_crf.json [--keep]]
-           ROLE:SUITE.yaml:RUN_DIR ...
+Usage: python bench/repair_crf.py [--referee stanford|embedded]
+           [--save bench/results/repair_crf.json [--keep]] ROLE:SUITE.yaml:RUN_DIR ...
+
+``--referee embedded`` measures mtrun's own CRF (runner/tasks/ner/repair/crf_tagger.py) in the
+same place, with the same frozen rule (record: bench/results/repair_crf_embedded.json).
 
 ROLE: ``chosen`` (the rule that combines the CRF's readings with the panel's was chosen on its
 repairs) or ``measured`` (repaired with the rule only after it was frozen). Prints per set and
@@ -35,5 +38,16 @@ def table(record: dict) -> str:
     return repair_article.table(record, HEADER)
 
 
+def referee(argv: list[str]) -> tuple[list[str], str]:
+    """``--referee SPEC`` (default ``stanford``) taken out of the arguments."""
+    if "--referee" in argv:
+        i = argv.index("--referee")
+        return argv[:i] + argv[i + 2:], argv[i + 1]
+    return argv, "stanford"
+
+
 if __name__ == "__main__":
-    sys.exit(repair_article.main(doc=__doc__, script="repair_crf.py", arms=ARMS, header=HEADER))
+    rest, spec = referee(sys.argv[1:])
+    arms = {"rule": {"crf_referee": spec}, "without": {"crf_referee": None}}
+    script = "repair_crf.py" + ("" if spec == "stanford" else f" --referee {spec}")
+    sys.exit(repair_article.main(rest, doc=__doc__, script=script, arms=arms, header=HEADER))

@@ -13,6 +13,8 @@ Usage:
       agreement.
 
 Only ``measured`` sets are drawn from (the rule was frozen before they were repaired).
+``--referee embedded`` (before the subcommand) reads mtrun's own CRF instead, into
+``bench/reads/repair_crf_embedded.*``.
 """
 from __future__ import annotations
 
@@ -27,12 +29,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from repair_crf import ARMS  # noqa: E402
+from repair_crf import ARMS, referee  # noqa: E402
 from repair_eval import replay  # noqa: E402
 from speed import commit  # noqa: E402
 
 READS = ROOT / "bench" / "reads"
 NULL = "NULL"
+#: the referee read (``--referee``) and the files its reads go to
+SPEC, PREFIX = "stanford", "repair_crf"
 RULE = ("Each item is one occurrence of a name-like string in a sentence. Say which label is "
         "right for exactly that string in that sentence, as a careful annotator of names would: "
         "PERSON (a person, real or fictional), LOCATION (a place: country, city, region, "
@@ -82,7 +86,8 @@ def gold_at(gold, start: int, end: int) -> str:
 def occurrences(suite_path: str, run_dir: str) -> dict:
     """(text, start, end) → the entity, the system's label, each arm's repair, and the gold."""
     out: dict = {}
-    for arm, cases in replayed(suite_path, run_dir, ARMS).items():
+    arms = {**ARMS, "rule": {"crf_referee": SPEC}}
+    for arm, cases in replayed(suite_path, run_dir, arms).items():
         for c in cases:
             for side, text, gold in sides(c):
                 for e in (c.repair or {}).get(side, {}).get("entities", []):
@@ -117,24 +122,25 @@ def draw(args) -> None:
     READS.mkdir(exist_ok=True)
     words = " ".join(f"measured:{i.split(':', 2)[1]}:RUN" for i in args.sets
                      if i.startswith("measured:"))
-    (READS / "repair_crf.blind.json").write_text(json.dumps(
+    (READS / f"{PREFIX}.blind.json").write_text(json.dumps(
         {"rule": RULE, "items": blind}, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    (READS / "repair_crf.key.json").write_text(json.dumps(
-        {"command": f"python bench/repair_crf_reads.py draw --n {args.n} {words}",
+    flag = "" if SPEC == "stanford" else f"--referee {SPEC} "
+    (READS / f"{PREFIX}.key.json").write_text(json.dumps(
+        {"command": f"python bench/repair_crf_reads.py {flag}draw --n {args.n} {words}",
          "commit": commit(), "pool": len(pool), "key": key}, indent=1, ensure_ascii=False)
         + "\n", encoding="utf-8")
     print(f"{len(pool)} occurrences the CRF changed; {len(picked)} drawn")
 
 
 def tally() -> str:
-    key = {k["id"]: k for k in json.loads((READS / "repair_crf.key.json").read_text())["key"]}
+    key = {k["id"]: k for k in json.loads((READS / f"{PREFIX}.key.json").read_text())["key"]}
     lines, verdicts = [], {}
     gold = Counter("crf" if k["gold"] == k["rule"] else "panel" if k["gold"] == k["without"]
                    else "neither" for k in key.values())
     lines.append(f"gold: CRF right {gold['crf']}, panel right {gold['panel']}, "
                  f"neither {gold['neither']} of {len(key)}")
     for who in ("first", "second"):
-        path = READS / f"repair_crf.{who}.json"
+        path = READS / f"{PREFIX}.{who}.json"
         if not path.exists():
             continue
         marks = {m["id"]: m["right"] for m in json.loads(path.read_text())["marks"]}
@@ -157,6 +163,9 @@ def gold_of(k: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    global SPEC, PREFIX
+    argv, SPEC = referee(list(sys.argv[1:] if argv is None else argv))
+    PREFIX = "repair_crf" if SPEC == "stanford" else f"repair_crf_{SPEC}"
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     d = sub.add_parser("draw")

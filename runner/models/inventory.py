@@ -175,13 +175,17 @@ def check(n: Need) -> Need:
                 "fastcoref": "pip install fastcoref==2.1.6",
                 "maverick": "pip install maverick-coref==1.0.7"}.get(n.name, f"pip install {n.name}")
         n.available, n.where = ok, ("installed package" if ok else f"missing: {hint}")
-    elif n.kind == "crf":                      # a Stanford NER model (repair's crf_referee)
-        from runner.tasks.ner.repair import crf_referee
+    elif n.kind == "crf":                      # repair's crf_referee: embedded or Stanford NER
+        from runner.tasks.ner.repair import crf_referee, crf_tagger
 
         try:
-            _jar, model = crf_referee.locate(n.name)
-            crf_referee.java()
-            n.available, n.where = True, f"file: {model} (Java)"
+            if n.name in crf_tagger.SPECS:
+                crf_tagger.check()
+                n.available, n.where = True, f"file: {crf_tagger.MODEL} (python-crfsuite)"
+            else:
+                _jar, model = crf_referee.locate(n.name)
+                crf_referee.java()
+                n.available, n.where = True, f"file: {model} (Java)"
         except ModelNotAvailable as exc:
             n.where = "missing: " + str(exc).split("hint: ")[-1]
     elif n.kind == "coref-model":

