@@ -294,6 +294,7 @@ def _reads_table(module: str, *args: str) -> Callable[[], str]:
 for _name, _module, *_args in (("re-r1-lm", "re_r1_lm"), ("re-named-again", "re_named_again"),
                                ("re-family-name", "re_r1_fits", "family"),
                                ("re-qualified-cities", "re_r1_fits", "cities"),
+                               ("crf-referee-spans", "crf_referee_spans"),
                                ("coref-gum-b", "coref_gum_b_reads", "b"),
                                ("coref-gum-c", "coref_gum_b_reads", "c"),
                                ("coref-gum-d", "coref_gum_b_reads", "d"),
@@ -531,12 +532,12 @@ def _ner_article_base_rate() -> str:
             f"{m.tally()}.")
 
 
-def _repair_twice(name: str, intro: str) -> str:
-    """A ``bench/repair_NAME.py`` record: its intro, its table, how it was measured."""
+def _repair_twice(name: str, intro: str, module: str = "") -> str:
+    """A ``repair_NAME.json`` record of bench/repair_NAME.py (or ``module``): intro, table."""
     rec = _load(f"repair_{name}.json")
     return (f"{intro}, on the same violations of each run (TT / TF / FT / FF per suspicious "
             f"entity occurrence, as above; {RUN_FOLDER}):\n\n"
-            + _bench_module(f"repair_{name}").table(rec) + f"\n\n{_measured(rec)}"
+            + _bench_module(module or f"repair_{name}").table(rec) + f"\n\n{_measured(rec)}"
             + (f" The sets measured before were kept as recorded on {k['date']} at commit "
                f"`{k['commit']}` (`--keep`): {', '.join(f'`{Path(x).stem}`' for x in k['sets'])}."
                if (k := rec.get("kept")) else ""))
@@ -558,16 +559,28 @@ def _repair_crf() -> str:
                          "frozen)")
 
 
-@figures("repair-crf-reads")
-def _repair_crf_reads() -> str:
+@figures("repair-crf-embedded")
+def _repair_crf_embedded() -> str:
+    return _repair_twice("crf_embedded", "The panel with mtrun's own CRF referee (`crf_referee: "
+                         "embedded`, the default suites') and without it (the rule as frozen "
+                         "for Stanford's; every set `measured`)", module="repair_crf")
+
+
+def _crf_reads(prefix: str, flag: str) -> str:
     m = _bench_module("repair_crf_reads")
-    key = json.loads((ROOT / "bench" / "reads" / "repair_crf.key.json").read_text())
+    m.PREFIX = prefix
+    key = json.loads((ROOT / "bench" / "reads" / f"{prefix}.key.json").read_text())
     return (f"Read: {len(key['key'])} of the {key['pool']} entity occurrences of the measuring "
             f"sets whose repair the CRF changed, drawn at random (`{key['command']}`, at commit "
             f"`{key['commit']}`), each shown with its sentence and the two labels in a random "
             f"order, neither whose label is whose nor the gold; a first reader, and a second "
-            f"who read blind (`bench/reads/repair_crf.*`, `python bench/repair_crf_reads.py "
-            f"tally`):\n\n" + "\n".join(f"- {line}" for line in m.tally().splitlines()))
+            f"who read blind (`bench/reads/{prefix}.*`, `python bench/repair_crf_reads.py "
+            f"{flag}tally`):\n\n" + "\n".join(f"- {line}" for line in m.tally().splitlines()))
+
+
+BLOCKS["repair-crf-reads"] = lambda: _crf_reads("repair_crf", "")
+BLOCKS["repair-crf-embedded-reads"] = lambda: _crf_reads("repair_crf_embedded", "--referee "
+                                                         "embedded ")
 
 
 def main(argv: list[str] | None = None) -> int:
