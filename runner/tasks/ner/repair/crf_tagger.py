@@ -4,10 +4,12 @@ licence (``repair.crf_referee: embedded``).
 spaCy's English pipelines share their training data (OntoNotes) and so their mistakes; Stanford
 NER's CRF (:mod:`.crf_referee`) sees others but is GPL and was trained on CoNLL-2003. This one is
 a linear-chain conditional random field (CRFsuite, through ``python-crfsuite``, MIT) trained by
-``bench/train_crf_referee.py`` on a corpus of Wikipedia sentences none of mtrun's gold sets comes
-from (the model's folder says which, under what licence). Its features are the word, its shape,
-prefixes and suffixes, and those of its neighbours: no gazetteer, no word vectors, so it shares
-neither the spaCy pipelines' training data nor the name lists' entries.
+``bench/train_crf_referee.py`` on web text, financial filings and tweets, none of them OntoNotes,
+CoNLL-2003 or a gold set of mtrun's (``data/README.md`` names the corpora and their licences).
+Its features are the word, its shape, prefixes and suffixes and those of its neighbours, the
+classes of the md pipeline's word vectors (:class:`Clusters`) and what the name lists know of the
+word (:class:`Lists`): it shares the lists' entries as features, weighed by what it learnt, but
+not the spaCy pipelines' training data.
 
 It reads BIO tags of PER, ORG, LOC and MISC on spaCy's English tokens of a sentence (as the
 Stanford referee reads its sentences), and answers PERSON, ORGANIZATION and LOCATION entities.
@@ -19,6 +21,7 @@ import hashlib
 import importlib.util
 import json
 import re
+import threading
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -38,7 +41,7 @@ SPECS = ("embedded",)
 
 
 def _shape(word: str) -> str:
-    """Xxxx-style shape with runs of one class collapsed to two: "McDonald" → "XxXx"."""
+    """Xxxx-style shape with runs of one class collapsed to two: "McDonald" → "XxXxx"."""
     out = re.sub(r"[A-Z]", "X", word)
     out = re.sub(r"[a-z]", "x", out)
     out = re.sub(r"[0-9]", "d", out)
@@ -227,6 +230,7 @@ class EmbeddedCRF:
         self._sources = sources(card().get("sources", ()))
         self._tagger = pycrfsuite.Tagger()
         self._tagger.open(str(MODEL))
+        self._lock = threading.Lock()        # one CRFsuite tagger, shared by the process
 
     @property
     def name(self) -> str:
@@ -238,7 +242,11 @@ class EmbeddedCRF:
                 "licence": c["licence"], "trained_on": c["corpus"]["name"]}
 
     def tag(self, words: Sequence[str]) -> list[str]:
-        return list(self._tagger.tag(features(words, self._sources))) if words else []
+        if not words:
+            return []
+        attrs = features(words, self._sources)
+        with self._lock:
+            return list(self._tagger.tag(attrs))
 
     def read(self, texts: Sequence[str]) -> list[list[tuple[int, int, str]]]:
         """Each text's PERSON, ORGANIZATION and LOCATION entities as ``(start, end, type)``
