@@ -125,7 +125,7 @@ def windows(words):
 
 def protected() -> set:
     """Every eight-word window of every text in suites/data/."""
-    from runner.tasks.ner.repair.crf_referee import tokens
+    from runner.tasks.ner.repair.crf_tagger import tokens
 
     out: set = set()
     for path in sorted((ROOT / "suites" / "data").iterdir()):
@@ -163,7 +163,7 @@ def score(model_tags, gold_tags) -> dict:
 
 def gold_set(path: Path):
     """A suites/data NER jsonl as (spaCy words, BIO tags)."""
-    from runner.tasks.ner.repair.crf_referee import tokens
+    from runner.tasks.ner.repair.crf_tagger import tokens
 
     for line in path.read_text(encoding="utf-8").splitlines():
         row = json.loads(line)

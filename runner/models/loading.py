@@ -457,13 +457,12 @@ def cpu_bfloat16_fast() -> bool:
     said = os.environ.get("MTRUN_CPU_BFLOAT16")
     if said in ("0", "1"):
         return said == "1"
-    best = {}
-    for dtype in (torch.float32, torch.bfloat16):
-        x, w = torch.randn(256, 576, dtype=dtype), torch.randn(1536, 576, dtype=dtype)
-        times = []
-        for _ in range(8):
+    pairs = {dtype: (torch.randn(256, 576, dtype=dtype), torch.randn(1536, 576, dtype=dtype))
+             for dtype in (torch.float32, torch.bfloat16)}
+    times: dict = {dtype: [] for dtype in pairs}
+    for _ in range(8):          # the two dtypes in turn, so that other work slows both alike
+        for dtype, (x, w) in pairs.items():
             start = time.perf_counter()
             torch.nn.functional.linear(x, w)
-            times.append(time.perf_counter() - start)
-        best[dtype] = min(times[2:])
-    return best[torch.bfloat16] <= best[torch.float32]
+            times[dtype].append(time.perf_counter() - start)
+    return min(times[torch.bfloat16][2:]) <= min(times[torch.float32][2:])

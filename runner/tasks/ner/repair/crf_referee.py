@@ -30,11 +30,11 @@ import importlib.util
 import shutil
 import subprocess
 import threading
-import unicodedata
 from pathlib import Path
 from typing import Any, Sequence
 
 from runner.errors import ModelNotAvailable
+from runner.tasks.ner.repair.crf_tagger import SPECS, EmbeddedCRF, tokens
 
 #: where the offline copy lives, and how to install it
 PACKAGE = "cltl.triple_extraction"
@@ -80,26 +80,6 @@ def java() -> str:
             "crf_referee: Stanford NER needs Java 8 or later, and `java` is not on the PATH.\n"
             "  hint: install a Java runtime (e.g. `apt-get install default-jre-headless`)")
     return java
-
-
-@functools.lru_cache(maxsize=1)
-def _tokenizer() -> Any:
-    from runner.imports import import_spacy
-
-    return import_spacy().blank("en").tokenizer
-
-
-def tokens(text: str) -> list[tuple[str, int, int]]:
-    """spaCy's English tokens of ``text`` as ``(word, start, end)``, whitespace tokens left out;
-    a character the CRF's whitespace tokenizer would split at, or drop (spaces, controls,
-    format characters inside a token), is sent as "_"."""
-    out = []
-    for tok in _tokenizer()(text):
-        if tok.is_space:
-            continue
-        word = "".join("_" if unicodedata.category(ch)[0] in "ZC" else ch for ch in tok.text)
-        out.append((word, tok.idx, tok.idx + len(tok.text)))
-    return out
 
 
 def spans(toks: Sequence[tuple[str, int, int]],
@@ -197,10 +177,8 @@ class CRFReferee:
 def crf_referee(spec: str) -> Any:
     """The process's one referee for ``spec``: mtrun's own CRF for ``embedded``
     (:mod:`.crf_tagger`), else a Stanford NER process."""
-    from runner.tasks.ner.repair import crf_tagger
-
-    if spec in crf_tagger.SPECS:
-        return crf_tagger.EmbeddedCRF(spec)
+    if spec in SPECS:
+        return EmbeddedCRF(spec)
     return CRFReferee(spec)
 
 

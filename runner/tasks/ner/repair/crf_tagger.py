@@ -22,6 +22,7 @@ import importlib.util
 import json
 import re
 import threading
+import unicodedata
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -38,6 +39,26 @@ COARSE = (64, 512)
 INSTALL = "pip install python-crfsuite==0.9.12"
 TYPES = {"PER": "PERSON", "ORG": "ORGANIZATION", "LOC": "LOCATION"}
 SPECS = ("embedded",)
+
+
+@functools.lru_cache(maxsize=1)
+def _tokenizer() -> Any:
+    from runner.imports import import_spacy
+
+    return import_spacy().blank("en").tokenizer
+
+
+def tokens(text: str) -> list[tuple[str, int, int]]:
+    """spaCy's English tokens of ``text`` as ``(word, start, end)``, whitespace tokens left out;
+    a character the CRF's whitespace tokenizer would split at, or drop (spaces, controls,
+    format characters inside a token), is sent as "_"."""
+    out = []
+    for tok in _tokenizer()(text):
+        if tok.is_space:
+            continue
+        word = "".join("_" if unicodedata.category(ch)[0] in "ZC" else ch for ch in tok.text)
+        out.append((word, tok.idx, tok.idx + len(tok.text)))
+    return out
 
 
 def _shape(word: str) -> str:
@@ -251,8 +272,6 @@ class EmbeddedCRF:
     def read(self, texts: Sequence[str]) -> list[list[tuple[int, int, str]]]:
         """Each text's PERSON, ORGANIZATION and LOCATION entities as ``(start, end, type)``
         with character offsets, on spaCy's English tokens."""
-        from runner.tasks.ner.repair.crf_referee import tokens
-
         out = []
         for text in texts:
             toks = tokens(text)
