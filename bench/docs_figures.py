@@ -561,14 +561,15 @@ def _repair_crf() -> str:
 
 @figures("repair-crf-embedded")
 def _repair_crf_embedded() -> str:
-    return _repair_twice("crf_embedded", "The panel with mtrun's own CRF referee (`crf_referee: "
-                         "embedded`, the default suites') and without it (the rule as frozen "
-                         "for Stanford's; every set `measured`)", module="repair_crf")
+    return _repair_twice("crf_embedded", "The panel with mtrun's own CRF referee (the default) "
+                         "and without it (`chosen`: the rule was chosen on these repairs, the "
+                         "referee's features on three of their gold sets; `measured`: repaired "
+                         "only after both were frozen)", module="repair_crf")
 
 
-def _crf_reads(prefix: str, flag: str) -> str:
-    m = _bench_module("repair_crf_reads")
-    m.PREFIX = prefix
+def _crf_reads(prefix: str) -> str:
+    flag = "" if prefix == "repair_crf" else "--referee embedded "
+    (m := _bench_module("repair_crf_reads")).PREFIX = prefix
     key = json.loads((ROOT / "bench" / "reads" / f"{prefix}.key.json").read_text())
     return (f"Read: {len(key['key'])} of the {key['pool']} entity occurrences of the measuring "
             f"sets whose repair the CRF changed, drawn at random (`{key['command']}`, at commit "
@@ -578,9 +579,8 @@ def _crf_reads(prefix: str, flag: str) -> str:
             f"{flag}tally`):\n\n" + "\n".join(f"- {line}" for line in m.tally().splitlines()))
 
 
-BLOCKS["repair-crf-reads"] = lambda: _crf_reads("repair_crf", "")
-BLOCKS["repair-crf-embedded-reads"] = lambda: _crf_reads("repair_crf_embedded", "--referee "
-                                                         "embedded ")
+BLOCKS["repair-crf-reads"] = lambda: _crf_reads("repair_crf")
+BLOCKS["repair-crf-embedded-reads"] = lambda: _crf_reads("repair_crf_embedded")
 
 
 def main(argv: list[str] | None = None) -> int:
