@@ -29,7 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import repair_article  # noqa: E402
 
-ARMS = {"rule": {"crf_referee": "stanford"}, "without": {"crf_referee": None}}
+def arms(spec: str = "stanford") -> dict:
+    """The two arms: the panel with the CRF referee ``spec``, and without one."""
+    return {"rule": {"crf_referee": spec}, "without": {"crf_referee": None}}
 HEADER = ("| set | role | TT / TF / FT / FF with the CRF | ErrorReduce panel → with the CRF | "
           "Cor2Err panel → with the CRF |")
 
@@ -48,6 +50,6 @@ def referee(argv: list[str]) -> tuple[list[str], str]:
 
 if __name__ == "__main__":
     rest, spec = referee(sys.argv[1:])
-    arms = {"rule": {"crf_referee": spec}, "without": {"crf_referee": None}}
     script = "repair_crf.py" + ("" if spec == "stanford" else f" --referee {spec}")
-    sys.exit(repair_article.main(rest, doc=__doc__, script=script, arms=arms, header=HEADER))
+    sys.exit(repair_article.main(rest, doc=__doc__, script=script, arms=arms(spec),
+                                 header=HEADER))

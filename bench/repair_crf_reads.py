@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from repair_crf import ARMS, referee  # noqa: E402
+from repair_crf import arms, referee  # noqa: E402
 from repair_eval import replay  # noqa: E402
 from speed import commit  # noqa: E402
 
@@ -86,8 +86,7 @@ def gold_at(gold, start: int, end: int) -> str:
 def occurrences(suite_path: str, run_dir: str) -> dict:
     """(text, start, end) → the entity, the system's label, each arm's repair, and the gold."""
     out: dict = {}
-    arms = {**ARMS, "rule": {"crf_referee": SPEC}}
-    for arm, cases in replayed(suite_path, run_dir, arms).items():
+    for arm, cases in replayed(suite_path, run_dir, arms(SPEC)).items():
         for c in cases:
             for side, text, gold in sides(c):
                 for e in (c.repair or {}).get(side, {}).get("entities", []):

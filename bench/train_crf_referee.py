@@ -22,7 +22,6 @@ read.
 from __future__ import annotations
 
 import argparse
-import bz2
 import datetime as dt
 import hashlib
 import json
@@ -43,11 +42,6 @@ PARAMS = {"c1": 0.05, "c2": 0.01, "max_iterations": 150, "feature.minfreq": 2,
 WINDOW = 8
 
 
-def _open(path: Path):
-    return bz2.open(path, "rt", encoding="utf-8") if path.suffix == ".bz2" else \
-        open(path, encoding="utf-8")
-
-
 CONLL = {"person": "PER", "location": "LOC", "group": "ORG", "corporation": "ORG",
          "product": "MISC", "creative-work": "MISC", "PER": "PER", "LOC": "LOC", "ORG": "ORG",
          "MISC": "MISC"}
@@ -57,7 +51,7 @@ def read_conll(path: Path):
     """CoNLL-style columns (the word first, the tag last), a blank line between sentences,
     ``-DOCSTART-`` lines skipped; BIO (IOB2) or IO tags, their types mapped by ``CONLL``."""
     words, tags = [], []
-    with _open(path) as fh:
+    with open(path, encoding="utf-8") as fh:
         for line in list(fh) + [""]:
             cols = line.split()
             if not cols or cols[0] == "-DOCSTART-":
@@ -80,7 +74,7 @@ def read_uner(path: Path):
     line a token (annotators' columns after it), a blank line between sentences; PER, LOC, ORG
     and OTH (→ MISC); a stray ``B-O``/``I-O`` tag is read as O."""
     words, tags = [], []
-    with _open(path) as fh:
+    with open(path, encoding="utf-8") as fh:
         for line in list(fh) + [""]:
             if line.startswith("#"):
                 continue

@@ -280,9 +280,6 @@ class EmbeddedCRF:
                         if t in TYPES])
         return out
 
-    def close(self) -> None:
-        self._tagger.close()
-
 
 def train(sentences: Iterable[tuple[Sequence[str], Sequence[str]]], path: Path,
           params: dict[str, Any], extra: Sequence[Any] = ()) -> int:
