@@ -20,7 +20,10 @@ P, L, O, N = "PERSON", "LOCATION", "ORGANIZATION", "NULL"
     ([P, P, P, P], [O, O], (O, P), (None, "vetoed")),          # the other disputed category
     ([N, N, N, N], [O, O], (N, O), (None, "vetoed")),
     ([P, P, P, O], [P, P], (O, P), (P, "referees+crf")),       # all the spaCy readings but one
-    ([P, P, O, O], [P, P], (O, P), (None, "")),                # two dissent: no decision
+    ([P, P, O, O], [P, P], (O, P), (P, "referees+crf")),       # split: the CRF's type decides
+    ([O, L, L, L], [P, P], (O, P), (P, "referees+crf")),       # ... even with no spaCy reading
+    ([N, N, O, O], [N, N], (N, O), (None, "")),                # "no entity" needs all but one
+    ([N, N, N, O], [N, N], (N, O), (N, "referees+crf")),
     ([P, P, P, O], [P, O], (O, P), (None, "")),                # the CRF split
     ([L, L, L, N], [L, L], (O, P), (None, "")),                # not disputed
     ([L, L, L, L], None, (O, P), (None, "")),
@@ -28,6 +31,16 @@ P, L, O, N = "PERSON", "LOCATION", "ORGANIZATION", "NULL"
 ])
 def test_panel_decision(spacy, crf, disputed, expected):
     assert panel_decision(spacy, crf, disputed) == expected
+
+
+@pytest.mark.parametrize("spacy, crf, disputed, expected", [
+    ([P, P, O, O], [P, P], (O, P), (None, "")),                # two dissent: no decision
+    ([P, P, P, O], [P, P], (O, P), (P, "referees+crf")),       # all the spaCy readings but one
+    ([P, P, P, P], [O, O], (O, P), (None, "vetoed")),
+])
+def test_panel_decision_without_splits(spacy, crf, disputed, expected):
+    """``crf_decides_splits: false``: the earlier rule, the CRF confirms a near-unanimous panel."""
+    assert panel_decision(spacy, crf, disputed, splits=False) == expected
 
 
 class FakeCRF:
@@ -63,22 +76,23 @@ def _job(s, f, word, disputed):
                (f, f.index(word), f.index(word) + len(word)))
 
 
-def test_the_crf_vetoes_the_panel_breaks_its_ties_and_checks_the_name_lists(panel):
+def test_the_crf_vetoes_the_panel_decides_its_splits_and_checks_the_name_lists(panel):
     s, f = "Belgrano met Salta in Jujuy and Vladivostok.", \
         "Did Belgrano meet Salta in Jujuy and Vladivostok?"
     vetoed = _job(s, f, "Belgrano", (O, P))          # spaCy: PERSON; the CRF: ORGANIZATION
     kept = _job(s, f, "Salta", (O, P))               # spaCy: ORGANIZATION; the CRF agrees
-    tie = _job(s, f, "Jujuy", (L, O))                # spaCy split 2-2: the CRF cannot decide
+    tie = _job(s, f, "Jujuy", (L, O))                # spaCy split 2-2: the CRF's type decides
     listed = _job(s, f, "Vladivostok", (L, P))       # nobody's name; the lists: LOCATION
     relabeler = Relabeler(None, None, None, Params(referees=panel, gazetteer=True))
-    relabeler.crf = FakeCRF({"Belgrano": O, "Salta": O, "Jujuy": L, "Vladivostok": P})
+    relabeler.crf = FakeCRF({"Belgrano": O, "Salta": O, "Jujuy": L, "Vladivostok": O})
     out = relabeler.relabel([vetoed, kept, tie, listed])
     assert not out[vetoed].decided and out[vetoed].vetoed
     assert out[vetoed].abstained.startswith("vetoed: the referees read it")
     assert out[vetoed].readings["stanford-ner:fake"] == [O, O]
     assert out[kept].decided and out[kept].label == O and out[kept].basis == "referees"
-    assert not out[tie].decided
-    # the lists say LOCATION, the CRF reads a person in both sentences: the lists do not decide
+    assert out[tie].decided and out[tie].label == L and out[tie].basis == "referees+crf"
+    # the lists say LOCATION, the CRF reads an organisation (not disputed) in both sentences:
+    # neither decides
     assert not out[listed].decided and "the name lists say LOCATION" in out[listed].abstained
     # three spaCy readings of four and the CRF in both sentences decide; two of four do not
     s2, f2 = "Troops left Tilcara.", "Troops left Tilcara Fort."
@@ -87,8 +101,13 @@ def test_the_crf_vetoes_the_panel_breaks_its_ties_and_checks_the_name_lists(pane
     out = relabeler.relabel([three])
     assert out[three].decided and out[three].label == L and out[three].basis == "referees+crf"
     assert out[three].readings[panel[1]] == [L, N]
-    assert not relabeler.relabel([tie])[tie].decided
     assert relabeler.describe()["referees"][-1] == {"model": "stanford-ner:fake"}
+    assert "when it names a type" in relabeler.describe()["decision"]
+    # the earlier rule (crf_decides_splits: false): a 2-2 split is left alone
+    earlier = Relabeler(None, None, None, Params(referees=panel, crf_decides_splits=False))
+    earlier.crf = FakeCRF({"Jujuy": L})
+    assert not earlier.relabel([tie])[tie].decided
+    assert "when it names a type" not in earlier.describe()["decision"]
 
 
 def test_tokens_and_spans_follow_spacys_tokenizer():

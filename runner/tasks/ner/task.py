@@ -81,11 +81,19 @@ _REPAIR_SECTION = {
                                        "beside it. The spaCy referees' agreement stands unless "
                                        "the CRF reads the other disputed category in both "
                                        "sentences; where they are split, the CRF's reading in "
-                                       "both sentences decides when all the spaCy readings but "
-                                       "one agree with it; the name lists' type is not taken "
-                                       "where the CRF reads the entity otherwise in both. "
+                                       "both sentences decides (crf_decides_splits); the name "
+                                       "lists' type is not taken where the CRF reads the "
+                                       "entity otherwise in both. "
                                        "Stanford's training data include CoNLL-2003's English "
                                        "news. null: none."},
+        "crf_decides_splits": {
+            "type": "boolean", "default": True,
+            "description": "With a crf_referee, where the spaCy referees do not all read the "
+                           "entity alike: true, the CRF's reading of it in both sentences, when "
+                           "a disputed category, decides alone if it names a type, and \"no "
+                           "entity\" with all the spaCy readings but at most one; false, either "
+                           "needs all the spaCy readings but at most one (the earlier rule). Not "
+                           "in the paper; chosen on the tuning sets (docs/pages/repair.md)."},
         "corpus_score": {"enum": ["masked_lm", "similarity", "contexts"],
                          "default": "masked_lm",
                          "description": "How corpus candidates are chosen and scored: "

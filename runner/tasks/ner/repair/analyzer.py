@@ -110,6 +110,8 @@ class ViolationAnalyzer:
                        + (f"+crf:{params.crf_referee}" if params.crf_referee else ""),
                        {**{k: rc[k] for k in ("candidates", "referees", "gazetteer")},
                         "crf_referee": params.crf_referee,
+                        **({"crf_decides_splits": params.crf_decides_splits}
+                           if params.crf_referee else {}),
                         "add_with_article": params.add_with_article})
         if rc["candidates"] == "corpus":
             source: Any = CorpusEntityCandidates(mlm, rc["top_k"], score=rc["corpus_score"],
@@ -151,6 +153,7 @@ class ViolationAnalyzer:
             out["referees"] = list(params.referees)
         if params.crf_referee:
             out["crf_referee"] = params.crf_referee
+            out["crf_decides_splits"] = params.crf_decides_splits
         return cls(Relabeler(source, None, sut, params),
                    f"lm:{rc.get('lm', 'smollm2')}:{params.lm_rule}", out)
 

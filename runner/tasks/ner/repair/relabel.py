@@ -151,6 +151,9 @@ class Params:
     # Not in the paper: a recogniser of another lineage (Stanford NER's CRF,
     # :mod:`~runner.tasks.ner.repair.crf_referee`) joins the panel (:func:`panel_decision`).
     crf_referee: str | None = None
+    # Not in the paper: where the spaCy referees do not agree, whether the CRF's name reading
+    # decides alone (True) or only with all the spaCy readings but one (:func:`panel_decision`).
+    crf_decides_splits: bool = True
 
     @classmethod
     def from_config(cls, cfg: dict[str, Any]) -> "Params":
@@ -164,7 +167,8 @@ class Params:
                    None if (panel or lm) else cfg.get("referee"),
                    tuple(cfg.get("referees") or ()) if uses_panel else (), rule,
                    bool(cfg.get("add_with_article", False)),
-                   (cfg.get("crf_referee") or None) if uses_panel else None)
+                   (cfg.get("crf_referee") or None) if uses_panel else None,
+                   bool(cfg.get("crf_decides_splits", True)))
 
 
 class Relabeler:
@@ -205,7 +209,8 @@ class Relabeler:
         from runner.nlp import pipeline_info
 
         return {"candidates": "referees", "referees": self._referees_info(),
-                "decision": PANEL_DECISION if self.crf is None else CRF_DECISION}
+                "decision": PANEL_DECISION if self.crf is None
+                else crf_decision(self.params.crf_decides_splits)}
 
     def _referees_info(self) -> list[dict[str, Any]]:
         from runner.nlp import pipeline_info
@@ -265,7 +270,8 @@ class Relabeler:
         for r in results:
             crf = r.readings.get(self.crf.name) if self.crf is not None else None
             spacy = [x for name, xs in r.readings.items() if name in self.panel for x in xs]
-            label, how = panel_decision(spacy, crf, r.job.disputed)
+            label, how = panel_decision(spacy, crf, r.job.disputed,
+                                         splits=self.params.crf_decides_splits)
             if label is not None:
                 r.agreed, r.label, r.p_score = True, None if label == NULL else label, 1.0
                 r.basis = how
@@ -442,22 +448,29 @@ class Relabeler:
 
 PANEL_DECISION = ("no mutants: the relabel is the referees' reading when all of them read the "
                   "entity alike in both sentences and it is one of the two disputed categories")
-CRF_DECISION = ("no mutants: the spaCy referees' reading when all of them read the entity alike "
-                "in both sentences, it is one of the two disputed categories and the CRF referee "
-                "does not read the other one in both; else the CRF's reading in both sentences "
-                "when it is a disputed category and all the spaCy readings but at most one "
-                "agree; else the name lists' type unless the CRF reads it otherwise in both")
+def crf_decision(splits: bool) -> str:
+    """How the panel with a CRF referee decides, in words (the run's record)."""
+    split = ("when it names a type; \"no entity\" when all the spaCy readings but at most one "
+             "agree" if splits else "when all the spaCy readings but at most one agree")
+    return ("no mutants: the spaCy referees' reading when all of them read the entity alike in "
+            "both sentences, it is one of the two disputed categories and the CRF referee does "
+            "not read the other one in both; else the CRF's reading in both sentences, when it "
+            f"is a disputed category, {split}; else the name lists' type unless the CRF reads "
+            "it otherwise in both")
 
 
 def panel_decision(spacy: Sequence[str], crf: Sequence[str] | None,
-                   disputed: Sequence[str]) -> tuple[str | None, str]:
+                   disputed: Sequence[str], *, splits: bool = True) -> tuple[str | None, str]:
     """The panel's reading of an entity (NULL: no entity) and which evidence decided it:
     ``referees`` (every spaCy reading alike and a disputed category), ``referees+crf`` (the CRF
-    referee's reading, alike in both sentences and a disputed category, with every spaCy reading
+    referee's reading, alike in both sentences and a disputed category, where the spaCy readings
+    are not all alike and that disputed: with ``splits``, a name's type decides alone and "no
+    entity" with every spaCy reading but at most one; without, either needs every spaCy reading
     but at most one); or None and ``vetoed`` (the spaCy readings agree, but the CRF reads the
     other disputed category in both sentences) or "" (no decision). ``spacy``: the spaCy
     referees' readings in both sentences; ``crf``: the CRF's, or None without one. Chosen on the
-    tuning sets (docs/pages/repair.md, `repair-crf` figures), then frozen."""
+    tuning sets (docs/pages/repair.md, `repair-crf` and `repair-crf-splits` figures), then
+    frozen."""
     def fits(x: str) -> bool:
         return not disputed or x in disputed
 
@@ -467,7 +480,8 @@ def panel_decision(spacy: Sequence[str], crf: Sequence[str] | None,
         if both is not None and both != agreed and disputed and both in disputed:
             return None, "vetoed"
         return agreed, "referees"
-    if both is not None and fits(both) and spacy and list(spacy).count(both) >= len(spacy) - 1:
+    if both is not None and fits(both) and spacy and (
+            (splits and both != NULL) or list(spacy).count(both) >= len(spacy) - 1):
         return both, "referees+crf"
     return None, ""
 
