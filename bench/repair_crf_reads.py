@@ -14,7 +14,10 @@ Usage:
 
 Only ``measured`` sets are drawn from (the rule was frozen before they were repaired).
 ``--referee embedded`` (before the subcommand) reads mtrun's own CRF instead, into
-``bench/reads/repair_crf_embedded.*``.
+``bench/reads/repair_crf_embedded.*``; ``--referee splits`` reads the occurrences whose repair
+the rule on the spaCy referees' splits changed (``crf_decides_splits: true`` against ``false``,
+with the embedded CRF; ``bench/repair_crf_splits.py``), into ``bench/reads/repair_crf_splits.*``
+("CRF" is then the rule's label, "panel" the earlier rule's).
 """
 from __future__ import annotations
 
@@ -30,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from repair_crf import arms, referee  # noqa: E402
+from repair_crf_splits import ARMS as SPLITS  # noqa: E402
 from repair_eval import replay  # noqa: E402
 from speed import commit  # noqa: E402
 
@@ -86,7 +90,8 @@ def gold_at(gold, start: int, end: int) -> str:
 def occurrences(suite_path: str, run_dir: str) -> dict:
     """(text, start, end) → the entity, the system's label, each arm's repair, and the gold."""
     out: dict = {}
-    for arm, cases in replayed(suite_path, run_dir, arms(SPEC)).items():
+    chosen = SPLITS if SPEC == "splits" else arms(SPEC)
+    for arm, cases in replayed(suite_path, run_dir, chosen).items():
         for c in cases:
             for side, text, gold in sides(c):
                 for e in (c.repair or {}).get(side, {}).get("entities", []):
@@ -128,15 +133,16 @@ def draw(args) -> None:
         {"command": f"python bench/repair_crf_reads.py {flag}draw --n {args.n} {words}",
          "commit": commit(), "pool": len(pool), "key": key}, indent=1, ensure_ascii=False)
         + "\n", encoding="utf-8")
-    print(f"{len(pool)} occurrences the CRF changed; {len(picked)} drawn")
+    print(f"{len(pool)} occurrences changed; {len(picked)} drawn")
 
 
 def tally() -> str:
     key = {k["id"]: k for k in json.loads((READS / f"{PREFIX}.key.json").read_text())["key"]}
     lines, verdicts = [], {}
+    new, old = ("the rule", "the earlier rule") if SPEC == "splits" else ("CRF", "panel")
     gold = Counter("crf" if k["gold"] == k["rule"] else "panel" if k["gold"] == k["without"]
                    else "neither" for k in key.values())
-    lines.append(f"gold: CRF right {gold['crf']}, panel right {gold['panel']}, "
+    lines.append(f"gold: {new} right {gold['crf']}, {old} right {gold['panel']}, "
                  f"neither {gold['neither']} of {len(key)}")
     for who in ("first", "second"):
         path = READS / f"{PREFIX}.{who}.json"
@@ -148,8 +154,8 @@ def tally() -> str:
         verdicts[who] = v
         c = Counter(v.values())
         agree = sum(1 for i in v if gold_of(key[i]) == v[i])
-        lines.append(f"{who} reader: CRF right {c['crf']}, panel right {c['panel']}, neither "
-                     f"{c['neither']} of {len(v)}; agrees with the gold on {agree}")
+        lines.append(f"{who} reader: {new} right {c['crf']}, {old} right {c['panel']}, "
+                     f"neither {c['neither']} of {len(v)}; agrees with the gold on {agree}")
     if len(verdicts) == 2:
         both = set(verdicts["first"]) & set(verdicts["second"])
         same = sum(verdicts["first"][i] == verdicts["second"][i] for i in both)
