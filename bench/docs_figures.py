@@ -543,36 +543,29 @@ def _repair_twice(name: str, intro: str, module: str = "") -> str:
                if (k := rec.get("kept")) else ""))
 
 
-@figures("repair-article")
-def _repair_article() -> str:
-    return _repair_twice("article", "The repair's rule on the article, with it "
-                         "(`add_with_article: false`, the default) and without it (`chosen`: the "
-                         "rule was read off these repairs; `measured`: a set built after it was "
-                         "frozen)")
+_CHOSEN = "`chosen`: the rule was chosen on these repairs; `measured`: "
+for _name, _module, _intro in (
+        ("article", "", "The repair's rule on the article, with it (`add_with_article: false`, "
+         "the default) and without it (`chosen`: the rule was read off these repairs; `measured`: "
+         "a set built after it was frozen)"),
+        ("crf", "", "The panel with the CRF referee (`crf_referee: stanford`) and without it (the "
+         f"panel of the spaCy pipelines alone; {_CHOSEN}repaired with the rule only after it was "
+         "frozen)"),
+        ("crf_embedded", "repair_crf", "The panel with mtrun's own CRF referee (the default) and "
+         f"without it ({_CHOSEN}repaired only after the rule and the referee were frozen)"),
+        ("crf_splits", "", "The rule on the spaCy referees' splits (`crf_decides_splits: true`, "
+         "the default) against the earlier rule (`false`), both with mtrun's own CRF referee "
+         f"({_CHOSEN}repaired only after it was frozen)")):
+    BLOCKS[f"repair-{_name.replace('_', '-')}"] = (
+        lambda n=_name, m=_module, i=_intro: _repair_twice(n, i, m))
 
 
-@figures("repair-crf")
-def _repair_crf() -> str:
-    return _repair_twice("crf", "The panel with the CRF referee (`crf_referee: stanford`) and "
-                         "without it (the default suites' panel; `chosen`: the rule was chosen on "
-                         "these repairs; `measured`: repaired with the rule only after it was "
-                         "frozen)")
-
-
-@figures("repair-crf-embedded")
-def _repair_crf_embedded() -> str:
-    return _repair_twice("crf_embedded", "The panel with mtrun's own CRF referee (the default) "
-                         "and without it (`chosen`: the rule was chosen on these repairs, the "
-                         "referee's features on three of their gold sets; `measured`: repaired "
-                         "only after both were frozen)", module="repair_crf")
-
-
-def _crf_reads(prefix: str) -> str:
-    flag = "" if prefix == "repair_crf" else "--referee embedded "
+def _crf_reads(prefix: str, what: str = "the CRF") -> str:
+    flag = "" if prefix == "repair_crf" else f"--referee {prefix.removeprefix('repair_crf_')} "
     (m := _bench_module("repair_crf_reads")).PREFIX = prefix
     key = json.loads((ROOT / "bench" / "reads" / f"{prefix}.key.json").read_text())
     return (f"Read: {len(key['key'])} of the {key['pool']} entity occurrences of the measuring "
-            f"sets whose repair the CRF changed, drawn at random (`{key['command']}`, at commit "
+            f"sets whose repair {what} changed, drawn at random (`{key['command']}`, at commit "
             f"`{key['commit']}`), each shown with its sentence and the two labels in a random "
             f"order, neither whose label is whose nor the gold; a first reader, and a second "
             f"who read blind (`bench/reads/{prefix}.*`, `python bench/repair_crf_reads.py "
@@ -581,6 +574,7 @@ def _crf_reads(prefix: str) -> str:
 
 BLOCKS["repair-crf-reads"] = lambda: _crf_reads("repair_crf")
 BLOCKS["repair-crf-embedded-reads"] = lambda: _crf_reads("repair_crf_embedded")
+BLOCKS["repair-crf-splits-reads"] = lambda: _crf_reads("repair_crf_splits", "the rule")
 
 
 def main(argv: list[str] | None = None) -> int:

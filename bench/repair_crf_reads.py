@@ -139,7 +139,7 @@ def draw(args) -> None:
 def tally() -> str:
     key = {k["id"]: k for k in json.loads((READS / f"{PREFIX}.key.json").read_text())["key"]}
     lines, verdicts = [], {}
-    new, old = ("the rule", "the earlier rule") if SPEC == "splits" else ("CRF", "panel")
+    new, old = ("the rule", "the earlier rule") if PREFIX.endswith("_splits") else ("CRF", "panel")
     gold = Counter("crf" if k["gold"] == k["rule"] else "panel" if k["gold"] == k["without"]
                    else "neither" for k in key.values())
     lines.append(f"gold: {new} right {gold['crf']}, {old} right {gold['panel']}, "
