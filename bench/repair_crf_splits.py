@@ -23,8 +23,8 @@ import repair_article  # noqa: E402
 
 ARMS = {"rule": {"crf_referee": "embedded", "crf_decides_splits": True},
         "without": {"crf_referee": "embedded", "crf_decides_splits": False}}
-HEADER = ("| set | role | TT / TF / FT / FF with the rule | ErrorReduce earlier → with the rule | "
-          "Cor2Err earlier → with the rule |")
+HEADER = ("| set | role | TT / TF / FT / FF with the rule | "
+          "ErrorReduce earlier → with the rule | Cor2Err earlier → with the rule |")
 
 
 def table(record: dict) -> str:
