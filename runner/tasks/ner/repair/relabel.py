@@ -448,6 +448,8 @@ class Relabeler:
 
 PANEL_DECISION = ("no mutants: the relabel is the referees' reading when all of them read the "
                   "entity alike in both sentences and it is one of the two disputed categories")
+
+
 def crf_decision(splits: bool) -> str:
     """How the panel with a CRF referee decides, in words (the run's record)."""
     split = ("when it names a type; \"no entity\" when all the spaCy readings but at most one "
@@ -464,13 +466,12 @@ def panel_decision(spacy: Sequence[str], crf: Sequence[str] | None,
     """The panel's reading of an entity (NULL: no entity) and which evidence decided it:
     ``referees`` (every spaCy reading alike and a disputed category), ``referees+crf`` (the CRF
     referee's reading, alike in both sentences and a disputed category, where the spaCy readings
-    are not all alike and that disputed: with ``splits``, a name's type decides alone and "no
-    entity" with every spaCy reading but at most one; without, either needs every spaCy reading
-    but at most one); or None and ``vetoed`` (the spaCy readings agree, but the CRF reads the
-    other disputed category in both sentences) or "" (no decision). ``spacy``: the spaCy
-    referees' readings in both sentences; ``crf``: the CRF's, or None without one. Chosen on the
-    tuning sets (docs/pages/repair.md, `repair-crf` and `repair-crf-splits` figures), then
-    frozen."""
+    do not agree on a disputed one: with ``splits`` a name's type decides alone and "no entity"
+    needs every spaCy reading but at most one; without, either needs that); or None and
+    ``vetoed`` (the spaCy readings agree, but the CRF reads the other disputed category in both
+    sentences) or "" (no decision). ``spacy``: the spaCy referees' readings in both sentences;
+    ``crf``: the CRF's, or None without one. Chosen on the tuning sets (docs/pages/repair.md,
+    `repair-crf` and `repair-crf-splits` figures), then frozen."""
     def fits(x: str) -> bool:
         return not disputed or x in disputed
 
