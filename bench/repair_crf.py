@@ -29,9 +29,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import repair_article  # noqa: E402
 
+
 def arms(spec: str = "stanford") -> dict:
     """The two arms: the panel with the CRF referee ``spec``, and without one."""
     return {"rule": {"crf_referee": spec}, "without": {"crf_referee": None}}
+
+
 HEADER = ("| set | role | TT / TF / FT / FF with the CRF | ErrorReduce panel → with the CRF | "
           "Cor2Err panel → with the CRF |")
 

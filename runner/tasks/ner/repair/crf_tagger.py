@@ -196,17 +196,11 @@ def features(words: Sequence[str], sources: Sequence[Any] = ()) -> list[list[str
 
 def spans(tags: Sequence[str]) -> list[tuple[int, int, str]]:
     """BIO tags → ``(first token, last token + 1, type)``; an I- after O or another type opens
-    an entity too."""
-    out: list[tuple[int, int, str]] = []
-    start, typ = None, None
-    for i, tag in enumerate(list(tags) + ["O"]):
-        kind, _, label = tag.partition("-")
-        if start is not None and (kind != "I" or label != typ):
-            out.append((start, i, typ))          # type: ignore[arg-type]
-            start, typ = None, None
-        if kind in {"B", "I"} and start is None:
-            start, typ = i, label
-    return out
+    an entity too (the decoding of :func:`~runner.tasks.ner.sut.hf.decode_words`)."""
+    from runner.tasks.ner.sut.hf import decode_words
+
+    return [(a, b, t) for a, b, t, _ in decode_words([(i, i + 1, tag, 1.0)
+                                                        for i, tag in enumerate(tags)])]
 
 
 SOURCES = {"clusters": Clusters, "lists": Lists}
