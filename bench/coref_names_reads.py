@@ -78,7 +78,6 @@ import argparse
 import functools
 import json
 import random
-import subprocess
 import sys
 from pathlib import Path
 
@@ -89,6 +88,7 @@ from coref_gum_b_reads import _clusters, _run  # noqa: E402
 from coref_mended_reads import part_figures  # noqa: E402
 from coref_names_sets import (BUILT, EXPECTATION, FICTION, HEAD, LABELS,  # noqa: E402
                               RULE, RULES_AFTER, SETS)
+from speed import commit  # noqa: E402
 from two_runs import READS, read_marks, write_draw  # noqa: E402
 
 
@@ -172,12 +172,6 @@ def _removed(source: str, meta: dict) -> str | None:
     return "era" if meta["new"] in swap.pool[gender] else "pool"
 
 
-def _head() -> str:
-    """The short commit the rules are counted at."""
-    return subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                          capture_output=True, text=True).stdout.strip()
-
-
 def later_rules(which: str) -> None:
     """Parts h, j, k and l: which of the read violations the rules written after the part
     was read would not make (the name is no longer swapped there, or the new name is not among
@@ -199,7 +193,7 @@ def later_rules(which: str) -> None:
             why = _removed(it["source"], {"old": old, "new": new})
         if why:
             gone["name" if why in ("name", "old") else "renamed"].append(it["id"])
-    code = _head()
+    code = commit()
     key["later_rules"] = {"command": f"python bench/coref_names_reads.py rules --part {which}",
                           "code": code, **gone}
     path.write_text(json.dumps(key, indent=1) + "\n", encoding="utf-8")
@@ -226,7 +220,7 @@ def year_rule() -> None:
             if pools is not None and new not in pools[gender]:
                 renamed.append(it["id"])
         counted[part] = {"read": len(lists), "renamed": renamed}
-    code = _head()
+    code = commit()
     key["year_rule"] = {"command": "python bench/coref_names_reads.py rules --part q",
                         "code": code, "parts": counted}
     path.write_text(json.dumps(key, indent=1) + "\n", encoding="utf-8")

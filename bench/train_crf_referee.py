@@ -27,14 +27,15 @@ import hashlib
 import json
 import random
 import re
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
+import speed  # noqa: E402
 from runner.tasks.ner.repair import crf_tagger  # noqa: E402
 
 PARAMS = {"c1": 0.05, "c2": 0.01, "max_iterations": 150, "feature.minfreq": 2,
@@ -254,8 +255,7 @@ def main() -> int:
     wg = list(gold_set(ROOT / "suites" / "data" / "wikigold_b.jsonl"))
     wg_score = score([tagger.tag(crf_tagger.features(w, clusters)) for w, _ in wg],
                      [t for _, t in wg])
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                            capture_output=True, text=True).stdout.strip()
+    commit = speed.commit()
     card = {"corpus": {"name": args.name, "source": args.source, "format": args.format,
                        "sentences_read": read, "dropped_overlap": dropped,
                        "trained_on": len(train), "held_out": len(held)},
