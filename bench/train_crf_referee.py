@@ -1,16 +1,19 @@
 """Trains the repair panel's embedded CRF referee (runner/tasks/ner/repair/crf_tagger.py) and
 writes its model and card into runner/tasks/ner/repair/data/.
 
-Usage: python bench/train_crf_referee.py CORPUS_FILE ... --format conll|uner|mixed --name NAME
-           --source "REPO@COMMIT:PATH; ..." --licence "LICENCE" [--heldout 3000] [--limit N]
-           [--iterations 150] [--sources clusters,lists] [--out FOLDER]
+Usage: python bench/train_crf_referee.py CORPUS_FILE ... --format conll|uner|crossner|mixed
+           --name NAME --source "REPO@COMMIT:PATH; ..." --licence "LICENCE" [--heldout 3000]
+           [--limit N] [--iterations 150] [--sources clusters,lists] [--out FOLDER]
 
 The CORPUS_FILEs hold English sentences with entity tags (runner/tasks/ner/repair/data/README.md
 lists the shipped model's, with their sources and licences), in one of two formats:
 - ``conll``: CoNLL-style columns, the word first and the tag last (BIO or IO tags; the types of
   the Broad Twitter Corpus, WNUT17 and the SEC filings mapped by ``CONLL``);
 - ``uner``: Universal NER's ``.iob2`` files;
-- ``mixed``: ``uner`` for the ``.iob2`` files, ``conll`` for the others.
+- ``crossner``: CrossNER's tab-separated files, their types mapped to PER, ORG, LOC and MISC as
+  ``bench/make_crossner_gold.py`` maps them;
+- ``mixed``: ``uner`` for the ``.iob2`` files, ``crossner`` for files named ``crossner_*``,
+  ``conll`` for the others.
 
 Before training, every sentence that shares a run of eight words (lower-cased, punctuation
 aside) with any text of suites/data/ — mtrun's gold, tuning and measuring sets — is dropped, so
@@ -36,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import speed  # noqa: E402
+from make_crossner_gold import read_sentences  # noqa: E402
 from runner.tasks.ner.repair import crf_tagger  # noqa: E402
 
 PARAMS = {"c1": 0.05, "c2": 0.01, "max_iterations": 150, "feature.minfreq": 2,
@@ -88,6 +92,13 @@ def read_uner(path: Path):
             words.append(cols[1])
             kind, _, label = cols[2].partition("-")
             tags.append("O" if label not in UNER else f"{kind}-{UNER[label]}")
+
+
+def read_crossner(path: Path):
+    """CrossNER's files: ``word<TAB>tag`` lines, BIO tags of its fine types, mapped to PER, ORG,
+    LOC and MISC (``make_crossner_gold.TYPES``; every other type MISC)."""
+    for sentence in read_sentences(path):
+        yield [w for w, _ in sentence], _bio([t for _, t in sentence])
 
 
 def _bio(tags):
@@ -199,7 +210,7 @@ def write_clusters(path: Path) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("corpus", type=Path, nargs="+")
-    ap.add_argument("--format", choices=["conll", "uner", "mixed"], required=True)
+    ap.add_argument("--format", choices=["conll", "uner", "crossner", "mixed"], required=True)
     ap.add_argument("--name", required=True)
     ap.add_argument("--source", required=True)
     ap.add_argument("--licence", required=True)
@@ -211,12 +222,13 @@ def main() -> int:
                     help="feature sources, comma-separated (clusters, lists) or none")
     args = ap.parse_args()
 
-    readers = {"conll": read_conll, "uner": read_uner}
+    readers = {"conll": read_conll, "uner": read_uner, "crossner": read_crossner}
 
     def reader(path):
         fmt = args.format
         if fmt == "mixed":
-            fmt = "uner" if path.name.endswith(".iob2") else "conll"
+            fmt = ("uner" if path.name.endswith(".iob2") else
+                   "crossner" if path.name.startswith("crossner_") else "conll")
         return readers[fmt](path)
 
     seen, sents = set(), []

@@ -33,6 +33,21 @@ def test_panel_decision(spacy, crf, disputed, expected):
     assert panel_decision(spacy, crf, disputed) == expected
 
 
+@pytest.mark.parametrize("spacy, alike, crf, disputed, expected", [
+    ([L, L, L, N], [L, None], [L, L], (O, P), (L, "crf+referee")),    # a third type
+    ([N, N, L, N], [N, None], [N, N], (O, P), (N, "crf+referee")),    # both sentences named it
+    ([L, N, L, N], [None, None], [L, L], (O, P), (None, "")),         # no referee alike
+    ([P, P, P, P], [P, P], [L, L], (O, P), (P, "referees")),          # the panel agrees first
+    ([N, N, L, L], [N, L], [P, P], (O, P), (P, "referees+crf")),      # disputed: as before
+])
+def test_panel_decision_beyond_the_pair(spacy, alike, crf, disputed, expected):
+    """``crf_beyond_pair``: the CRF's reading in both sentences, neither disputed category,
+    decides with one spaCy referee reading it so in both sentences; off, it does not."""
+    assert panel_decision(spacy, crf, disputed, alike=alike) == expected
+    if expected[1] == "crf+referee":
+        assert panel_decision(spacy, crf, disputed, alike=alike, beyond=False) == (None, "")
+
+
 @pytest.mark.parametrize("spacy, crf, disputed, expected", [
     ([P, P, O, O], [P, P], (O, P), (None, "")),                # two dissent: no decision
     ([P, P, P, O], [P, P], (O, P), (P, "referees+crf")),       # all the spaCy readings but one
@@ -103,6 +118,15 @@ def test_the_crf_vetoes_the_panel_decides_its_splits_and_checks_the_name_lists(p
     assert out[three].readings[panel[1]] == [L, N]
     assert relabeler.describe()["referees"][-1] == {"model": "stanford-ner:fake"}
     assert "when it names a type" in relabeler.describe()["decision"]
+    # a category neither sentence gave it: the CRF and spaCy pipeline a read LOCATION in both
+    third = _job(s, f, "Jujuy", (P, N))
+    relabeler.crf = FakeCRF({"Jujuy": L})
+    out = relabeler.relabel([third])
+    assert out[third].decided and out[third].label == L and out[third].basis == "crf+referee"
+    assert "neither disputed category" in relabeler.describe()["decision"]
+    no_third = Relabeler(None, None, None, Params(referees=panel, crf_beyond_pair=False))
+    no_third.crf = FakeCRF({"Jujuy": L})
+    assert not no_third.relabel([third])[third].decided
     # the earlier rule (crf_decides_splits: false): a 2-2 split is left alone
     earlier = Relabeler(None, None, None, Params(referees=panel, crf_decides_splits=False))
     earlier.crf = FakeCRF({"Jujuy": L})

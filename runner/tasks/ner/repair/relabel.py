@@ -154,6 +154,9 @@ class Params:
     # Not in the paper: where the spaCy referees do not agree, whether the CRF's name reading
     # decides alone (True) or only with all the spaCy readings but one (:func:`panel_decision`).
     crf_decides_splits: bool = True
+    # Not in the paper: whether the CRF's reading may be a category neither sentence gave the
+    # entity, where one spaCy referee reads it so in both sentences too (:func:`panel_decision`).
+    crf_beyond_pair: bool = True
 
     @classmethod
     def from_config(cls, cfg: dict[str, Any]) -> "Params":
@@ -168,7 +171,8 @@ class Params:
                    tuple(cfg.get("referees") or ()) if uses_panel else (), rule,
                    bool(cfg.get("add_with_article", False)),
                    (cfg.get("crf_referee") or None) if uses_panel else None,
-                   bool(cfg.get("crf_decides_splits", True)))
+                   bool(cfg.get("crf_decides_splits", True)),
+                   bool(cfg.get("crf_beyond_pair", True)))
 
 
 class Relabeler:
@@ -210,7 +214,8 @@ class Relabeler:
 
         return {"candidates": "referees", "referees": self._referees_info(),
                 "decision": PANEL_DECISION if self.crf is None
-                else crf_decision(self.params.crf_decides_splits)}
+                else crf_decision(self.params.crf_decides_splits,
+                                  self.params.crf_beyond_pair)}
 
     def _referees_info(self) -> list[dict[str, Any]]:
         from runner.nlp import pipeline_info
@@ -270,8 +275,10 @@ class Relabeler:
         for r in results:
             crf = r.readings.get(self.crf.name) if self.crf is not None else None
             spacy = [x for name, xs in r.readings.items() if name in self.panel for x in xs]
+            alike = [_both(xs) for name, xs in r.readings.items() if name in self.panel]
             label, how = panel_decision(spacy, crf, r.job.disputed,
-                                         splits=self.params.crf_decides_splits)
+                                         splits=self.params.crf_decides_splits,
+                                         beyond=self.params.crf_beyond_pair, alike=alike)
             if label is not None:
                 r.agreed, r.label, r.p_score = True, None if label == NULL else label, 1.0
                 r.basis = how
@@ -450,28 +457,34 @@ PANEL_DECISION = ("no mutants: the relabel is the referees' reading when all of 
                   "entity alike in both sentences and it is one of the two disputed categories")
 
 
-def crf_decision(splits: bool) -> str:
+def crf_decision(splits: bool, beyond: bool = True) -> str:
     """How the panel with a CRF referee decides, in words (the run's record)."""
     split = ("when it names a type; \"no entity\" when all the spaCy readings but at most one "
              "agree" if splits else "when all the spaCy readings but at most one agree")
+    third = ("; or, when it is neither disputed category, where one spaCy referee reads it so "
+             "in both sentences too" if beyond else "")
     return ("no mutants: the spaCy referees' reading when all of them read the entity alike in "
             "both sentences, it is one of the two disputed categories and the CRF referee does "
             "not read the other one in both; else the CRF's reading in both sentences, when it "
-            f"is a disputed category, {split}; else the name lists' type unless the CRF reads "
-            "it otherwise in both")
+            f"is a disputed category, {split}{third}; else the name lists' type unless the CRF "
+            "reads it otherwise in both")
 
 
 def panel_decision(spacy: Sequence[str], crf: Sequence[str] | None,
-                   disputed: Sequence[str], *, splits: bool = True) -> tuple[str | None, str]:
+                   disputed: Sequence[str], *, splits: bool = True, beyond: bool = True,
+                   alike: Sequence[str | None] = ()) -> tuple[str | None, str]:
     """The panel's reading of an entity (NULL: no entity) and which evidence decided it:
     ``referees`` (every spaCy reading alike and a disputed category), ``referees+crf`` (the CRF
     referee's reading, alike in both sentences and a disputed category, where the spaCy readings
     do not agree on a disputed one: with ``splits`` a name's type decides alone and "no entity"
-    needs every spaCy reading but at most one; without, either needs that); or None and
-    ``vetoed`` (the spaCy readings agree, but the CRF reads the other disputed category in both
-    sentences) or "" (no decision). ``spacy``: the spaCy referees' readings in both sentences;
-    ``crf``: the CRF's, or None without one. Chosen on the tuning sets (docs/pages/repair.md,
-    `repair-crf` and `repair-crf-splits` figures), then frozen."""
+    needs every spaCy reading but at most one; without, either needs that), ``crf+referee``
+    (with ``beyond``: the CRF's reading in both sentences is neither disputed category, and one
+    spaCy referee reads it so in both sentences too); or None and ``vetoed`` (the spaCy readings
+    agree, but the CRF reads the other disputed category in both sentences) or "" (no
+    decision). ``spacy``: the spaCy referees' readings in both sentences; ``alike``: each spaCy
+    referee's one reading in both sentences (None where its readings differ); ``crf``: the
+    CRF's, or None without one. Chosen on the tuning sets (docs/pages/repair.md, `repair-crf`,
+    `repair-crf-splits` and `repair-crf-beyond` figures), then frozen."""
     def fits(x: str) -> bool:
         return not disputed or x in disputed
 
@@ -484,6 +497,8 @@ def panel_decision(spacy: Sequence[str], crf: Sequence[str] | None,
     if both is not None and fits(both) and spacy and (
             (splits and both != NULL) or list(spacy).count(both) >= len(spacy) - 1):
         return both, "referees+crf"
+    if beyond and both is not None and not fits(both) and both in alike:
+        return both, "crf+referee"
     return None, ""
 
 
