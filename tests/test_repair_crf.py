@@ -43,9 +43,9 @@ def test_panel_decision(spacy, crf, disputed, expected):
 def test_panel_decision_beyond_the_pair(spacy, alike, crf, disputed, expected):
     """``crf_beyond_pair``: the CRF's reading in both sentences, neither disputed category,
     decides with one spaCy referee reading it so in both sentences; off, it does not."""
-    assert panel_decision(spacy, crf, disputed, alike=alike) == expected
+    assert panel_decision(spacy, crf, disputed, alike=alike, beyond=True) == expected
     if expected[1] == "crf+referee":
-        assert panel_decision(spacy, crf, disputed, alike=alike, beyond=False) == (None, "")
+        assert panel_decision(spacy, crf, disputed, alike=alike) == (None, "")   # the default
 
 
 @pytest.mark.parametrize("spacy, crf, disputed, expected", [
@@ -120,13 +120,14 @@ def test_the_crf_vetoes_the_panel_decides_its_splits_and_checks_the_name_lists(p
     assert "when it names a type" in relabeler.describe()["decision"]
     # a category neither sentence gave it: the CRF and spaCy pipeline a read LOCATION in both
     third = _job(s, f, "Jujuy", (P, N))
-    relabeler.crf = FakeCRF({"Jujuy": L})
-    out = relabeler.relabel([third])
+    beyond = Relabeler(None, None, None, Params(referees=panel, crf_beyond_pair=True))
+    beyond.crf = FakeCRF({"Jujuy": L})
+    out = beyond.relabel([third])
     assert out[third].decided and out[third].label == L and out[third].basis == "crf+referee"
-    assert "neither disputed category" in relabeler.describe()["decision"]
-    no_third = Relabeler(None, None, None, Params(referees=panel, crf_beyond_pair=False))
-    no_third.crf = FakeCRF({"Jujuy": L})
-    assert not no_third.relabel([third])[third].decided
+    assert "neither disputed category" in beyond.describe()["decision"]
+    relabeler.crf = FakeCRF({"Jujuy": L})                # the default: within the pair
+    assert not relabeler.relabel([third])[third].decided
+    assert "neither disputed category" not in relabeler.describe()["decision"]
     # the earlier rule (crf_decides_splits: false): a 2-2 split is left alone
     earlier = Relabeler(None, None, None, Params(referees=panel, crf_decides_splits=False))
     earlier.crf = FakeCRF({"Jujuy": L})

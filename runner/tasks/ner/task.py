@@ -81,10 +81,7 @@ _REPAIR_SECTION = {
                                        "beside it. The spaCy referees' agreement stands unless "
                                        "the CRF reads the other disputed category in both "
                                        "sentences; where they are split, the CRF's reading in "
-                                       "both sentences decides (crf_decides_splits), also "
-                                       "for a category neither sentence gave the entity when "
-                                       "a spaCy referee reads it so in both "
-                                       "(crf_beyond_pair); the name "
+                                       "both sentences decides (crf_decides_splits); the name "
                                        "lists' type is not taken where the CRF reads the "
                                        "entity otherwise in both. "
                                        "Stanford's training data include CoNLL-2003's English "
@@ -98,13 +95,14 @@ _REPAIR_SECTION = {
                            "needs all the spaCy readings but at most one (the earlier rule). Not "
                            "in the paper; chosen on the tuning sets (docs/pages/repair.md)."},
         "crf_beyond_pair": {
-            "type": "boolean", "default": True,
+            "type": "boolean", "default": False,
             "description": "With a crf_referee: true, where the CRF reads the entity alike in "
                            "both sentences as neither disputed category (a third type, or \"no "
                            "entity\" where both sentences named it), its reading decides when "
                            "one spaCy referee reads the entity so in both sentences too; false, "
                            "the relabel stays within the two disputed categories. Not in the "
-                           "paper; chosen on the tuning sets (docs/pages/repair.md)."},
+                           "paper; it fixes more errors but breaks more correct names "
+                           "(docs/pages/repair.md)."},
         "corpus_score": {"enum": ["masked_lm", "similarity", "contexts"],
                          "default": "masked_lm",
                          "description": "How corpus candidates are chosen and scored: "
