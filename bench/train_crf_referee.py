@@ -251,10 +251,10 @@ def main() -> int:
     model = args.out / crf_tagger.MODEL.name
     params = {**PARAMS, "max_iterations": args.iterations}
     names = [n for n in args.sources.split(",") if n and n != "none"]
+    spec = f"embedded:{args.out}"
     if "clusters" in names:
-        crf_tagger.CLUSTERS = args.out / crf_tagger.CLUSTERS.name
-        write_clusters(crf_tagger.CLUSTERS)
-    clusters = crf_tagger.sources(names)
+        write_clusters(crf_tagger.files(spec)[2])
+    clusters = crf_tagger.sources(names, spec)
     t0 = time.perf_counter()
     crf_tagger.train(train, model, params, clusters)
     seconds = round(time.perf_counter() - t0, 1)

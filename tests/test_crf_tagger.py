@@ -63,10 +63,10 @@ def test_the_overlap_guard_sees_eight_word_runs():
 
 
 @needs_crfsuite
-def test_a_model_trained_here_tags_what_it_learnt(tmp_path):
+def test_a_model_trained_here_tags_what_it_learnt_and_serves_from_its_folder(tmp_path):
     data = [("John Smith went to Paris .".split(), ["B-PER", "I-PER", "O", "O", "B-LOC", "O"]),
             ("Acme Corp hired Mary .".split(), ["B-ORG", "I-ORG", "O", "B-PER", "O"])] * 20
-    model = tmp_path / "m.crfsuite"
+    model = tmp_path / "crf_referee.crfsuite"
     assert crf_tagger.train(data, model, {"max_iterations": 50}) == 40
     import pycrfsuite
 
@@ -74,25 +74,43 @@ def test_a_model_trained_here_tags_what_it_learnt(tmp_path):
     tagger.open(str(model))
     assert tagger.tag(crf_tagger.features("Mary went to Paris .".split())) == \
         ["B-PER", "O", "O", "B-LOC", "O"]
+    # crf_referee: embedded:FOLDER serves a model with its card from that folder
+    import hashlib
+
+    from runner.tasks.ner.repair.crf_referee import crf_referee
+
+    (tmp_path / "crf_referee.json").write_text(json.dumps({
+        "sha256": hashlib.sha256(model.read_bytes()).hexdigest(), "sources": [],
+        "corpus": {"name": "toy"}, "licence": "CC0"}), encoding="utf-8")
+    crf = crf_referee(f"embedded:{tmp_path}")
+    assert crf.name == "mtrun-crf:toy" and crf.describe()["licence"] == "CC0"
+    text = "Mary went to Paris ."
+    assert crf.read([text]) == [[(0, 4, "PERSON"), (13, 18, "LOCATION")]]
 
 
-def test_a_model_that_does_not_match_its_card_is_refused(tmp_path, monkeypatch):
+def test_a_model_that_does_not_match_its_card_is_refused(tmp_path):
+    spec = f"embedded:{tmp_path}"
     if importlib.util.find_spec("pycrfsuite") is None:
         with pytest.raises(ModelNotAvailable, match="python-crfsuite"):
-            crf_tagger.check()
+            crf_tagger.check(spec)
         return
+    with pytest.raises(ModelNotAvailable, match="crf_referee.crfsuite is missing"):
+        crf_tagger.check(spec)
     model, card = tmp_path / "crf_referee.crfsuite", tmp_path / "crf_referee.json"
     model.write_bytes(b"not the model")
     card.write_text(json.dumps({"sha256": "0" * 64, "sources": []}), encoding="utf-8")
-    monkeypatch.setattr(crf_tagger, "MODEL", model)
-    monkeypatch.setattr(crf_tagger, "CARD", card)
     crf_tagger.card.cache_clear()
     try:
         with pytest.raises(ModelNotAvailable, match="does not match its card"):
-            crf_tagger.check()
+            crf_tagger.check(spec)
         model.unlink()
         with pytest.raises(ModelNotAvailable, match="is missing"):
-            crf_tagger.check()
+            crf_tagger.check(spec)
+        model.write_bytes(b"not the model")
+        card.write_text("{not json", encoding="utf-8")
+        crf_tagger.card.cache_clear()
+        with pytest.raises(ModelNotAvailable, match="not a model card"):
+            crf_tagger.check(spec)
     finally:
         crf_tagger.card.cache_clear()
 

@@ -179,9 +179,10 @@ def check(n: Need) -> Need:
         from runner.tasks.ner.repair import crf_referee, crf_tagger
 
         try:
-            if n.name in crf_tagger.SPECS:
-                crf_tagger.check()
-                n.available, n.where = True, f"file: {crf_tagger.MODEL} (python-crfsuite)"
+            if crf_tagger.embedded(n.name):
+                crf_tagger.check(n.name)
+                n.available, n.where = (True, f"file: {crf_tagger.files(n.name)[0]} "
+                                              "(python-crfsuite)")
             else:
                 _jar, model = crf_referee.locate(n.name)
                 crf_referee.java()

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from runner.errors import ModelNotAvailable
-from runner.tasks.ner.repair.crf_tagger import SPECS, EmbeddedCRF, tokens
+from runner.tasks.ner.repair.crf_tagger import EmbeddedCRF, embedded, tokens
 
 #: where the offline copy lives, and how to install it
 PACKAGE = "cltl.triple_extraction"
@@ -175,9 +175,9 @@ class CRFReferee:
 
 @functools.lru_cache(maxsize=None)
 def crf_referee(spec: str) -> Any:
-    """The process's one referee for ``spec``: mtrun's own CRF for ``embedded``
-    (:mod:`.crf_tagger`), else a Stanford NER process."""
-    if spec in SPECS:
+    """The process's one referee for ``spec``: mtrun's own CRF for ``embedded`` or
+    ``embedded:FOLDER`` (:mod:`.crf_tagger`), else a Stanford NER process."""
+    if embedded(spec):
         return EmbeddedCRF(spec)
     return CRFReferee(spec)
 

@@ -5,7 +5,8 @@ spaCy's English pipelines share their training data (OntoNotes) and so their mis
 NER's CRF (:mod:`.crf_referee`) sees others but is GPL and was trained on CoNLL-2003. This one is
 a linear-chain conditional random field (CRFsuite, through ``python-crfsuite``, MIT) trained by
 ``bench/train_crf_referee.py`` on web text, financial filings, tweets and Wikipedia sentences,
-none of them OntoNotes, CoNLL-2003 or a gold set of mtrun's (``data/README.md`` names the corpora and their licences).
+none of them OntoNotes, CoNLL-2003 or a gold set of mtrun's (``data/README.md`` names the
+corpora and their licences); ``embedded:FOLDER`` serves a model that script wrote elsewhere.
 Its features are the word, its shape, prefixes and suffixes and those of its neighbours, the
 classes of the md pipeline's word vectors (:class:`Clusters`) and what the name lists know of the
 word (:class:`Lists`): it shares the lists' entries as features, weighed by what it learnt, but
@@ -92,13 +93,15 @@ class Clusters:
         self._coarse = coarse
 
     @classmethod
-    @functools.lru_cache(maxsize=1)
-    def load(cls) -> "Clusters":
+    @functools.lru_cache(maxsize=None)
+    def load(cls, path: Path | None = None) -> "Clusters":
+        """The classes in ``path`` (the shipped ``crf_clusters.json`` by default)."""
         from runner.nlp import NOT_FOR_ENTITIES, load_spacy
 
-        if not CLUSTERS.is_file():
-            raise ModelNotAvailable(f"crf_referee 'embedded': {CLUSTERS} is missing")
-        coarse = json.loads(CLUSTERS.read_text(encoding="utf-8"))
+        path = path or CLUSTERS
+        if not path.is_file():
+            raise ModelNotAvailable(f"crf_referee 'embedded': {path} is missing")
+        coarse = json.loads(path.read_text(encoding="utf-8"))
         return cls(load_spacy(VECTORS, exclude=NOT_FOR_ENTITIES).vocab, coarse)
 
     def row(self, word: str) -> int | None:
@@ -206,17 +209,38 @@ def spans(tags: Sequence[str]) -> list[tuple[int, int, str]]:
 SOURCES = {"clusters": Clusters, "lists": Lists}
 
 
-def sources(names: Iterable[str]) -> list[Any]:
+def sources(names: Iterable[str], spec: str = "embedded") -> list[Any]:
     """The feature sources a model was trained with (its card's ``sources``)."""
-    return [SOURCES[name].load() for name in names]
+    clusters = files(spec)[2]
+    return [Clusters.load(clusters) if name == "clusters" else SOURCES[name].load()
+            for name in names]
 
 
-@functools.lru_cache(maxsize=1)
-def card() -> dict[str, Any]:
-    """The shipped model's card: its corpus, licence, training command and held-out figures."""
-    if not CARD.is_file():
-        raise ModelNotAvailable(f"crf_referee 'embedded': {CARD} is missing")
-    return json.loads(CARD.read_text(encoding="utf-8"))
+def embedded(spec: str) -> bool:
+    """Whether ``spec`` names this CRF: ``embedded`` or ``embedded:FOLDER``."""
+    return spec in SPECS or spec.startswith("embedded:")
+
+
+def files(spec: str = "embedded") -> tuple[Path, Path, Path]:
+    """The model, card and clusters files ``spec`` names: the shipped ones for ``embedded``;
+    for ``embedded:FOLDER``, those ``bench/train_crf_referee.py --out FOLDER`` wrote."""
+    if spec in SPECS:
+        return MODEL, CARD, CLUSTERS
+    folder = Path(spec.partition(":")[2]).expanduser()
+    return folder / MODEL.name, folder / CARD.name, folder / CLUSTERS.name
+
+
+@functools.lru_cache(maxsize=None)
+def card(spec: str = "embedded") -> dict[str, Any]:
+    """A model's card: its corpus, licence, training command and held-out figures."""
+    path = files(spec)[1]
+    if not path.is_file():
+        raise ModelNotAvailable(f"crf_referee {spec!r}: {path} is missing")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ModelNotAvailable(f"crf_referee {spec!r}: {path} is not a model card ({exc})") \
+            from exc
 
 
 def check(spec: str = "embedded") -> None:
@@ -225,13 +249,15 @@ def check(spec: str = "embedded") -> None:
     if importlib.util.find_spec("pycrfsuite") is None:
         raise ModelNotAvailable(f"crf_referee {spec!r} needs python-crfsuite.\n  hint: "
                                 f"`{INSTALL}` (the `repair` extra installs it)")
-    if not MODEL.is_file():
-        raise ModelNotAvailable(f"crf_referee {spec!r}: the model file {MODEL} is missing")
-    if hashlib.sha256(MODEL.read_bytes()).hexdigest() != card()["sha256"]:
-        raise ModelNotAvailable(f"crf_referee {spec!r}: {MODEL.name} does not match its card "
-                                f"({CARD.name}); rebuild it with bench/train_crf_referee.py")
-    if "clusters" in card().get("sources", ()) and not CLUSTERS.is_file():
-        raise ModelNotAvailable(f"crf_referee {spec!r}: {CLUSTERS} is missing")
+    model, card_file, clusters = files(spec)
+    if not model.is_file():
+        raise ModelNotAvailable(f"crf_referee {spec!r}: the model file {model} is missing")
+    if hashlib.sha256(model.read_bytes()).hexdigest() != card(spec).get("sha256"):
+        raise ModelNotAvailable(f"crf_referee {spec!r}: {model.name} does not match its card "
+                                f"({card_file.name}); rebuild it with "
+                                f"bench/train_crf_referee.py")
+    if "clusters" in card(spec).get("sources", ()) and not clusters.is_file():
+        raise ModelNotAvailable(f"crf_referee {spec!r}: {clusters} is missing")
 
 
 class EmbeddedCRF:
@@ -242,18 +268,19 @@ class EmbeddedCRF:
         import pycrfsuite
 
         self.spec = spec
-        self._sources = sources(card().get("sources", ()))
+        self.model, self.card = files(spec)[0], card(spec)
+        self._sources = sources(self.card.get("sources", ()), spec)
         self._tagger = pycrfsuite.Tagger()
-        self._tagger.open(str(MODEL))
+        self._tagger.open(str(self.model))
         self._lock = threading.Lock()        # one CRFsuite tagger, shared by the process
 
     @property
     def name(self) -> str:
-        return "mtrun-crf:" + card()["corpus"]["name"]
+        return "mtrun-crf:" + self.card["corpus"]["name"]
 
     def describe(self) -> dict[str, Any]:
-        c = card()
-        return {"model": self.name, "file": MODEL.name, "library": "python-crfsuite",
+        c = self.card
+        return {"model": self.name, "file": self.model.name, "library": "python-crfsuite",
                 "licence": c["licence"], "trained_on": c["corpus"]["name"]}
 
     def tag(self, words: Sequence[str]) -> list[str]:
