@@ -14,10 +14,13 @@ Usage:
 
 Only ``measured`` sets are drawn from (the rule was frozen before they were repaired).
 ``--referee embedded`` (before the subcommand) reads mtrun's own CRF instead, into
-``bench/reads/repair_crf_embedded.*``; ``--referee splits`` reads the occurrences whose repair
-the rule on the spaCy referees' splits changed (``crf_decides_splits: true`` against ``false``,
-with the embedded CRF; ``bench/repair_crf_splits.py``), into ``bench/reads/repair_crf_splits.*``
-("CRF" is then the rule's label, "panel" the earlier rule's).
+``bench/reads/repair_crf_embedded.*``. Two more read a change rather than a referee
+(``CHANGES``): ``--referee splits``, the occurrences whose repair the rule on the spaCy
+referees' splits changed (``crf_decides_splits: true`` against ``false``, with the embedded CRF;
+``bench/repair_crf_splits.py``), into ``bench/reads/repair_crf_splits.*``; ``--referee
+retrained``, those the retrained CRF changed against the earlier model
+(``bench/repair_crf_retrained.py``), into ``bench/reads/repair_crf_retrained.*``. In the key,
+"crf" is then the change's label and "panel" the earlier one's.
 """
 from __future__ import annotations
 
@@ -34,6 +37,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from repair_crf import arms, referee  # noqa: E402
 from repair_crf_splits import ARMS as SPLITS  # noqa: E402
+import repair_crf_retrained  # noqa: E402
 from repair_eval import replay  # noqa: E402
 from speed import commit  # noqa: E402
 
@@ -41,6 +45,10 @@ READS = ROOT / "bench" / "reads"
 NULL = "NULL"
 #: the referee read (``--referee``) and the files its reads go to
 SPEC, PREFIX = "stanford", "repair_crf"
+#: reads of a change rather than of a referee: --referee NAME → (its two arms, what the tally
+#: calls the new label and the earlier one)
+CHANGES = {"splits": (lambda: SPLITS, "the rule", "the earlier rule"),
+           "retrained": (repair_crf_retrained.arms, "the retrained CRF", "the earlier CRF")}
 RULE = ("Each item is one occurrence of a name-like string in a sentence. Say which label is "
         "right for exactly that string in that sentence, as a careful annotator of names would: "
         "PERSON (a person, real or fictional), LOCATION (a place: country, city, region, "
@@ -90,7 +98,7 @@ def gold_at(gold, start: int, end: int) -> str:
 def occurrences(suite_path: str, run_dir: str) -> dict:
     """(text, start, end) → the entity, the system's label, each arm's repair, and the gold."""
     out: dict = {}
-    chosen = SPLITS if SPEC == "splits" else arms(SPEC)
+    chosen = CHANGES[SPEC][0]() if SPEC in CHANGES else arms(SPEC)
     for arm, cases in replayed(suite_path, run_dir, chosen).items():
         for c in cases:
             for side, text, gold in sides(c):
@@ -139,7 +147,8 @@ def draw(args) -> None:
 def tally() -> str:
     key = {k["id"]: k for k in json.loads((READS / f"{PREFIX}.key.json").read_text())["key"]}
     lines, verdicts = [], {}
-    new, old = ("the rule", "the earlier rule") if PREFIX.endswith("_splits") else ("CRF", "panel")
+    change = CHANGES.get(PREFIX.removeprefix("repair_crf_"))
+    new, old = change[1:] if change else ("CRF", "panel")
     gold = Counter("crf" if k["gold"] == k["rule"] else "panel" if k["gold"] == k["without"]
                    else "neither" for k in key.values())
     lines.append(f"gold: {new} right {gold['crf']}, {old} right {gold['panel']}, "
