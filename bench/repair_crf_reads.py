@@ -14,12 +14,14 @@ Usage:
 
 Only ``measured`` sets are drawn from (the rule was frozen before they were repaired).
 ``--referee embedded`` (before the subcommand) reads mtrun's own CRF instead, into
-``bench/reads/repair_crf_embedded.*``. Two more read a change rather than a referee
+``bench/reads/repair_crf_embedded.*``. Three more read a change rather than a referee
 (``CHANGES``): ``--referee splits``, the occurrences whose repair the rule on the spaCy
 referees' splits changed (``crf_decides_splits: true`` against ``false``, with the embedded CRF;
 ``bench/repair_crf_splits.py``), into ``bench/reads/repair_crf_splits.*``; ``--referee
 retrained``, those the retrained CRF changed against the earlier model
-(``bench/repair_crf_retrained.py``), into ``bench/reads/repair_crf_retrained.*``. In the key,
+(``bench/repair_crf_retrained.py``), into ``bench/reads/repair_crf_retrained.*``; ``--referee
+beyond``, those ``crf_beyond_pair: true`` changed against the default
+(``bench/repair_crf_beyond.py``), into ``bench/reads/repair_crf_beyond.*``. In the key,
 "crf" is then the change's label and "panel" the earlier one's.
 """
 from __future__ import annotations
@@ -37,6 +39,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from repair_crf import arms, referee  # noqa: E402
 from repair_crf_splits import ARMS as SPLITS  # noqa: E402
+import repair_crf_beyond  # noqa: E402
 import repair_crf_retrained  # noqa: E402
 from repair_eval import replay  # noqa: E402
 from speed import commit  # noqa: E402
@@ -48,7 +51,8 @@ SPEC, PREFIX = "stanford", "repair_crf"
 #: reads of a change rather than of a referee: --referee NAME → (its two arms, what the tally
 #: calls the new label and the earlier one)
 CHANGES = {"splits": (lambda: SPLITS, "the rule", "the earlier rule"),
-           "retrained": (repair_crf_retrained.arms, "the retrained CRF", "the earlier CRF")}
+           "retrained": (repair_crf_retrained.arms, "the retrained CRF", "the earlier CRF"),
+           "beyond": (lambda: repair_crf_beyond.ARMS, "beyond the pair", "the default")}
 RULE = ("Each item is one occurrence of a name-like string in a sentence. Say which label is "
         "right for exactly that string in that sentence, as a careful annotator of names would: "
         "PERSON (a person, real or fictional), LOCATION (a place: country, city, region, "
