@@ -5,6 +5,8 @@ gold does (what the panel's rule reads: the referee's type of exactly the suspic
 Usage: python bench/crf_referee_spans.py [--save bench/results/crf_referee_spans.json]
            [--referee embedded --referee stanford ...] GOLD.jsonl ...
 
+A referee ``embedded@COMMIT`` is the model the repository shipped at that commit.
+
 GOLD: suites/data NER sets. The embedded model's features were chosen on tuning sets
 (``wikigold_b``, ``crossner_politics``, ``pud_measure``) by these figures, before any repair was
 replayed with it.
@@ -63,6 +65,16 @@ def table(record: dict | None = None) -> str:
     return "\n".join(out)
 
 
+def served(spec: str) -> str:
+    """``embedded@COMMIT``: the model the repository shipped at that commit (taken from git);
+    any other spec as it is."""
+    if spec.startswith("embedded@"):
+        from repair_crf_retrained import earlier
+
+        return f"embedded:{earlier(spec.partition('@')[2])}"
+    return spec
+
+
 def main(argv: list[str] | None = None) -> int:
     from runner.tasks.ner.repair.crf_referee import crf_referee
 
@@ -82,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
                 if line.strip()]
         for spec in specs:
-            found = crf_referee(spec).read([r["text"] for r in rows])
+            found = crf_referee(served(spec)).read([r["text"] for r in rows])
             record["rows"].append({"set": path.stem, "referee": spec,
                                    **measure(rows, found)})
     print(table(record))

@@ -35,13 +35,14 @@ HEADER = ("| set | role | TT / TF / FT / FF retrained | ErrorReduce earlier → 
           "Cor2Err earlier → retrained |")
 
 
-@functools.lru_cache(maxsize=1)
-def earlier() -> str:
-    """A temporary folder holding the earlier model, its card and its clusters (from git)."""
+@functools.lru_cache(maxsize=None)
+def earlier(at: str = EARLIER) -> str:
+    """A temporary folder holding the model the repository shipped at commit ``at``, its card
+    and its clusters (from git), for ``crf_referee: embedded:FOLDER``."""
     folder = Path(tempfile.mkdtemp(prefix="mtrun-crf-earlier-"))
     atexit.register(shutil.rmtree, folder, True)
     for name in FILES:
-        blob = subprocess.run(["git", "show", f"{EARLIER}:runner/tasks/ner/repair/data/{name}"],
+        blob = subprocess.run(["git", "show", f"{at}:runner/tasks/ner/repair/data/{name}"],
                               cwd=ROOT, capture_output=True, check=True).stdout
         (folder / name).write_bytes(blob)
     return str(folder)
