@@ -555,6 +555,12 @@ for _name, _module, _intro in (
          f"without it ({_CHOSEN}repaired only after the rule and the referee were frozen)"),
         ("crf_splits", "", "The rule on the spaCy referees' splits (`crf_decides_splits: true`, "
          "the default) against the earlier rule (`false`), both with mtrun's own CRF referee "
+         f"({_CHOSEN}repaired only after it was frozen)"),
+        ("crf_retrained", "", "mtrun's own CRF referee retrained with CrossNER's Wikipedia "
+         "sentences (the default) against the earlier model, both under the default rule "
+         f"({_CHOSEN}repaired only after it was frozen)"),
+        ("crf_beyond", "", "The rule beyond the disputed pair (`crf_beyond_pair: true`) against "
+         "the default (`false`), both with the retrained CRF referee "
          f"({_CHOSEN}repaired only after it was frozen)")):
     BLOCKS[f"repair-{_name.replace('_', '-')}"] = (
         lambda n=_name, m=_module, i=_intro: _repair_twice(n, i, m))
@@ -575,6 +581,10 @@ def _crf_reads(prefix: str, what: str = "the CRF") -> str:
 BLOCKS["repair-crf-reads"] = lambda: _crf_reads("repair_crf")
 BLOCKS["repair-crf-embedded-reads"] = lambda: _crf_reads("repair_crf_embedded")
 BLOCKS["repair-crf-splits-reads"] = lambda: _crf_reads("repair_crf_splits", "the rule")
+BLOCKS["repair-crf-retrained-reads"] = lambda: _crf_reads("repair_crf_retrained",
+                                                          "the retrained CRF")
+BLOCKS["repair-crf-beyond-reads"] = lambda: _crf_reads("repair_crf_beyond",
+                                                       "the rule beyond the pair")
 
 
 def main(argv: list[str] | None = None) -> int:
