@@ -537,7 +537,9 @@ def _repair_twice(name: str, intro: str, module: str = "") -> str:
     rec = _load(f"repair_{name}.json")
     return (f"{intro}, on the same violations of each run (TT / TF / FT / FF per suspicious "
             f"entity occurrence, as above; {RUN_FOLDER}):\n\n"
-            + _bench_module(module or f"repair_{name}").table(rec) + f"\n\n{_measured(rec)}"
+            + _bench_module("repair_article").table(
+                rec, _bench_module(module or f"repair_{name}").HEADER)
+            + f"\n\n{_measured(rec)}"
             + (f" The sets measured before were kept as recorded on {k['date']} at commit "
                f"`{k['commit']}` (`--keep`): {', '.join(f'`{Path(x).stem}`' for x in k['sets'])}."
                if (k := rec.get("kept")) else ""))

@@ -39,10 +39,6 @@ HEADER = ("| set | role | TT / TF / FT / FF with the CRF | ErrorReduce panel →
           "Cor2Err panel → with the CRF |")
 
 
-def table(record: dict) -> str:
-    return repair_article.table(record, HEADER)
-
-
 def referee(argv: list[str]) -> tuple[list[str], str]:
     """``--referee SPEC`` (default ``stanford``) taken out of the arguments."""
     if "--referee" in argv:

@@ -29,10 +29,6 @@ HEADER = ("| set | role | TT / TF / FT / FF beyond the pair | "
           "ErrorReduce default → beyond the pair | Cor2Err default → beyond the pair |")
 
 
-def table(record: dict) -> str:
-    return repair_article.table(record, HEADER)
-
-
 if __name__ == "__main__":
     sys.exit(repair_article.main(sys.argv[1:], doc=__doc__, script="repair_crf_beyond.py",
                                  arms=ARMS, header=HEADER))

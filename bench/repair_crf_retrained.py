@@ -54,10 +54,6 @@ def arms() -> dict:
             "without": {"crf_referee": f"embedded:{earlier()}"}}
 
 
-def table(record: dict) -> str:
-    return repair_article.table(record, HEADER)
-
-
 if __name__ == "__main__":
     sys.exit(repair_article.main(sys.argv[1:], doc=__doc__, script="repair_crf_retrained.py",
                                  arms=arms(), header=HEADER))

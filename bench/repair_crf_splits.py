@@ -27,10 +27,6 @@ HEADER = ("| set | role | TT / TF / FT / FF with the rule | "
           "ErrorReduce earlier → with the rule | Cor2Err earlier → with the rule |")
 
 
-def table(record: dict) -> str:
-    return repair_article.table(record, HEADER)
-
-
 if __name__ == "__main__":
     sys.exit(repair_article.main(sys.argv[1:], doc=__doc__, script="repair_crf_splits.py",
                                  arms=ARMS, header=HEADER))

@@ -393,19 +393,26 @@ def test_lm_candidates_from_the_left_context(llama_dir):
 
 
 @pytest.fixture
-def cpu_bfloat16(monkeypatch):
-    """The CPU taken to multiply bfloat16 matrices fast (``MTRUN_CPU_BFLOAT16=1``), whichever
-    this one is, so that the layers compute in bfloat16."""
+def tell_cpu(monkeypatch):
+    """``tell_cpu(said)``: the CPU taken to multiply bfloat16 matrices fast (``"1"``), slowly
+    (``"0"``) or as timed here (None), through ``MTRUN_CPU_BFLOAT16``; it returns the probe, its
+    cache cleared (and cleared again after the test)."""
     from runner.models.loading import cpu_bfloat16_fast
 
-    monkeypatch.setenv("MTRUN_CPU_BFLOAT16", "1")
-    cpu_bfloat16_fast.cache_clear()
-    yield
+    def tell(said):
+        if said is None:
+            monkeypatch.delenv("MTRUN_CPU_BFLOAT16", raising=False)
+        else:
+            monkeypatch.setenv("MTRUN_CPU_BFLOAT16", said)
+        cpu_bfloat16_fast.cache_clear()
+        return cpu_bfloat16_fast
+
+    yield tell
     cpu_bfloat16_fast.cache_clear()
 
 
-def test_half_precision_on_a_cpu_keeps_the_vocabulary_projection_in_float32(llama_dir,
-                                                                           cpu_bfloat16):
+def test_half_precision_on_a_cpu_keeps_the_vocabulary_projection_in_float32(llama_dir, tell_cpu):
+    tell_cpu("1")                           # so that the layers compute in bfloat16
     full = models.get_lm(str(llama_dir), device="cpu")
     half = models.get_lm(str(llama_dir), device="cpu", fp16=True)
     assert half is not full and half.describe()["dtype"].startswith("bfloat16")
@@ -416,42 +423,30 @@ def test_half_precision_on_a_cpu_keeps_the_vocabulary_projection_in_float32(llam
     assert [w for w, _ in half.propose_left(SLOTS[:1], 3)[0]]    # proposes, in float32 logits
 
 
-def test_on_a_cpu_slow_at_bfloat16_the_layers_compute_in_float32(llama_dir, monkeypatch):
+def test_on_a_cpu_slow_at_bfloat16_the_layers_compute_in_float32(llama_dir, tell_cpu):
     """Where bfloat16 products are slower than float32 ones the weights stay bfloat16 (half the
     memory) and every layer computes in float32: the scores are float32's, not bfloat16's."""
-    from runner.models.loading import cpu_bfloat16_fast
-
-    monkeypatch.setenv("MTRUN_CPU_BFLOAT16", "0")
-    cpu_bfloat16_fast.cache_clear()
-    try:
-        full = models.get_lm(str(llama_dir), device="cpu")
-        mixed = models.get_lm(str(llama_dir), device="cpu", fp16=True)
-        assert mixed.describe()["dtype"].startswith("float32 on bfloat16 weights")
-        assert next(mixed.model.base_model.parameters()).dtype == torch.bfloat16
-        texts = [s for s, _, _ in SLOTS]
-        assert mixed.score(texts) == pytest.approx(full.score(texts), abs=0.01)
-        assert mixed._bucket(7) == 16                       # padded alike, as bfloat16 is
-        assert [w for w, _ in mixed.propose_left(SLOTS[:1], 3)[0]]
-    finally:
-        cpu_bfloat16_fast.cache_clear()
+    tell_cpu("0")
+    full = models.get_lm(str(llama_dir), device="cpu")
+    mixed = models.get_lm(str(llama_dir), device="cpu", fp16=True)
+    assert mixed.describe()["dtype"].startswith("float32 on bfloat16 weights")
+    assert next(mixed.model.base_model.parameters()).dtype == torch.bfloat16
+    texts = [s for s, _, _ in SLOTS]
+    assert mixed.score(texts) == pytest.approx(full.score(texts), abs=0.01)
+    assert mixed._bucket(7) == 16                           # padded alike, as bfloat16 is
+    assert [w for w, _ in mixed.propose_left(SLOTS[:1], 3)[0]]
 
 
-def test_the_cpu_bfloat16_probe_can_be_told(monkeypatch):
-    from runner.models.loading import cpu_bfloat16_fast
-
+def test_the_cpu_bfloat16_probe_can_be_told(tell_cpu):
     for said, fast in (("1", True), ("0", False)):
-        monkeypatch.setenv("MTRUN_CPU_BFLOAT16", said)
-        cpu_bfloat16_fast.cache_clear()
-        assert cpu_bfloat16_fast() is fast
-    monkeypatch.delenv("MTRUN_CPU_BFLOAT16")
-    cpu_bfloat16_fast.cache_clear()
-    assert cpu_bfloat16_fast() in (True, False)             # timed on this CPU
-    cpu_bfloat16_fast.cache_clear()
+        assert tell_cpu(said)() is fast
+    assert tell_cpu(None)() in (True, False)                # timed on this CPU
 
 
-def test_half_precision_scores_do_not_depend_on_the_batch(llama_dir, cpu_bfloat16):
+def test_half_precision_scores_do_not_depend_on_the_batch(llama_dir, tell_cpu):
     """In bfloat16 rows are padded to a fixed bucket, so a text scores the same alone, in a
     batch of longer texts and in any order."""
+    tell_cpu("1")
     half = models.get_lm(str(llama_dir), device="cpu", fp16=True, batch_size=8)
     texts = [s for s, _, _ in SLOTS] + ["the cat sat on the mat . " * 5]
     together = half.score(texts)
