@@ -262,6 +262,21 @@ def test_repair_unknown_candidate_source(capsys, tmp_path):
     assert "repair.candidates" in err and "masked_lm" in err and "corpus" in err
 
 
+def test_repair_crf_referee_folder_missing_and_resolved_against_the_suite(capsys, tmp_path):
+    text = BASE + "repair:\n  enabled: true\n  crf_referee: embedded:models/crf\n"
+    path = write(tmp_path, text)
+    err = both(capsys, path, tmp_path)
+    located(err, path, 12, 16)
+    assert "repair.crf_referee: crf_referee folder not found: " in err
+    assert str(tmp_path / "models" / "crf") in err
+    assert "hint: paths are relative to the suite file's folder" in err
+    (tmp_path / "models" / "crf").mkdir(parents=True)
+    from runner.suite import load_suite
+
+    suite = load_suite(str(path))
+    assert suite.config["repair"]["crf_referee"] == f"embedded:{tmp_path / 'models' / 'crf'}"
+
+
 def test_non_utf8_suite_file(capsys, tmp_path):
     text = BASE.encode("utf-8") + "description: caf\u00e9\n".encode("latin-1")
     path = write(tmp_path, text)

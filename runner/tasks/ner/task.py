@@ -80,7 +80,7 @@ _REPAIR_SECTION = {
                                        "install --no-deps cltl.triple-extraction==2.0.dev1`; "
                                        "needs Java), "
                                        "stanford:7class, or a model file with stanford-ner.jar "
-                                       "beside it. The spaCy referees' agreement stands unless "
+                                       "beside it (paths relative to the suite file's folder). The spaCy referees' agreement stands unless "
                                        "the CRF reads the other disputed category in both "
                                        "sentences; where they are split, the CRF's reading in "
                                        "both sentences decides (crf_decides_splits); the name "
@@ -216,6 +216,7 @@ class NERTask(Task):
             if t["type"] == "phrase_np" and t.get("source") == "sense2vec" and not t.get("sense2vec"):
                 raise suite.error("source sense2vec needs the `sense2vec:` folder of its vectors",
                                   ("transformations", i, "source"))
+        _crf_referee_path(suite)
 
     def model_needs(self, cfg: dict[str, Any]) -> list[Any]:
         from runner.tasks.ner.needs import model_needs
@@ -378,3 +379,28 @@ class NERTask(Task):
         from runner.tasks.ner.attacks.report import junit_cases
 
         return junit_cases(results, suite, suite_name)
+
+
+def _crf_referee_path(suite: Any) -> None:
+    """``repair.crf_referee`` naming a folder (``embedded:FOLDER``) or a Stanford model file is
+    resolved against the suite's folder, as the suite's other paths are; a folder that is not
+    there is the suite's error (a model file's absence is told when the referee loads, with the
+    install hint)."""
+    from pathlib import Path
+
+    from runner.suite import probe, usable_path
+
+    repair = suite.config.get("repair") or {}
+    spec = repair.get("crf_referee")
+    if not isinstance(spec, str) or spec in ("embedded", "stanford", "stanford:7class"):
+        return
+    at = ("repair", "crf_referee")
+    if spec.startswith("embedded:"):
+        folder = usable_path(suite, str(Path(spec.partition(":")[2]).expanduser()), at)
+        if not probe(suite, at, folder.is_dir):
+            raise suite.error(f"crf_referee folder not found: {folder}", at,
+                              hint="paths are relative to the suite file's folder; "
+                                   "bench/train_crf_referee.py --out FOLDER writes one")
+        repair["crf_referee"] = f"embedded:{folder}"
+    else:
+        repair["crf_referee"] = str(usable_path(suite, str(Path(spec).expanduser()), at))
