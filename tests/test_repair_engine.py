@@ -184,6 +184,14 @@ def test_gold_sample_suite_reports_precision_and_error_reduce(tmp_path):
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     for text in ("Precision of testing", "ErrorReduce", "Err2Cor", "Error categories"):
         assert text in html
+    # each relabel says which evidence decided it
+    bases = {e["basis"] for c in r["cases"] if "repair" in c for side in ("source", "follow_up")
+             for e in c["repair"][side]["entities"] if e.get("basis")}
+    words = {"referees": "the spaCy referees", "gazetteer": "the name lists",
+             "referees+crf": "the CRF referee (the spaCy referees split)"}
+    assert bases & set(words) and "<th>Decided by</th>" in html
+    for basis in bases & set(words):
+        assert f"<td>{words[basis]}</td>" in html
 
 
 def test_console_lines_name_categories_repairs_and_gold():
