@@ -231,6 +231,7 @@ def main() -> int:
                    "crossner" if path.name.startswith("crossner_") else "conll")
         return readers[fmt](path)
 
+    commit = speed.commit()      # before the model and its card are written over
     seen, sents = set(), []
     for words, tags in (s for path in args.corpus for s in reader(path)):
         key = " ".join(words)
@@ -267,7 +268,6 @@ def main() -> int:
     wg = list(gold_set(ROOT / "suites" / "data" / "wikigold_b.jsonl"))
     wg_score = score([tagger.tag(crf_tagger.features(w, clusters)) for w, _ in wg],
                      [t for _, t in wg])
-    commit = speed.commit()
     card = {"corpus": {"name": args.name, "source": args.source, "format": args.format,
                        "sentences_read": read, "dropped_overlap": dropped,
                        "trained_on": len(train), "held_out": len(held)},
