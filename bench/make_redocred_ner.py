@@ -3,7 +3,7 @@
 Yao et al. 2019, MIT; the text is Wikipedia's, CC BY-SA 3.0), built after the NER checks were
 last changed, to measure the default NER suite on text none of its rules was chosen on.
 
-Usage: python bench/make_redocred_ner.py RE_DOCRED_DATA_DIR [b|c|d|e|f|g|h|i|j]
+Usage: python bench/make_redocred_ner.py RE_DOCRED_DATA_DIR [b|c|d|e|f|g|h|i|j|k]
 
 Part b (``suites/data/redocred_ner_b.jsonl``, built after the repair's rule on the article was
 chosen, to measure it) draws in the same way from all 500 documents of ``dev_revised.json``
@@ -43,6 +43,10 @@ retrained with CrossNER's Wikipedia sentences and ``crf_beyond_pair`` was left o
 made on the measuring sets, to measure that default on sentences no choice saw) draws one more
 sentence from each of the 500 test documents, none of parts a, c, d, e, f, g, h and i's
 (seed 21).
+
+Part k (``suites/data/redocred_ner_k.jsonl``, built after part j was measured, to measure the
+same default on many more sentences no choice saw) draws one more sentence from each of the 500
+documents of ``dev_revised.json``, not part b's (seed 22).
 
 From each of the first ``DOCUMENTS`` documents of ``test_revised.json`` (the text the relation
 classifier is trained on; no NER set of mtrun comes from it) one sentence is drawn at random
@@ -100,9 +104,9 @@ def sentence_rows(doc: dict, k: int, split: str = "test") -> list[dict]:
 
 
 def main(src: str, part: str = "") -> None:
-    split = "dev" if part == "b" else "test"
+    split = "dev" if part in ("b", "k") else "test"
     docs = read_documents(str(Path(src) / f"{split}_revised.json"))
-    docs = docs if part == "b" else docs[:DOCUMENTS]
+    docs = docs if split == "dev" else docs[:DOCUMENTS]
     rng = random.Random(SEED)
     rows, taken = [], {}
     for k, doc in enumerate(docs):
@@ -122,10 +126,17 @@ def main(src: str, part: str = "") -> None:
                 if choices:
                     rows.append(rng.choice(choices))
                     taken.setdefault(k, set()).add(rows[-1]["id"])
+    if part == "k":
+        # another sentence of each dev document than part b's (the draw above)
+        rng, rows = random.Random(22), []
+        for k, doc in enumerate(docs):
+            choices = [r for r in sentence_rows(doc, k, split) if r["id"] not in taken.get(k, ())]
+            if choices:
+                rows.append(rng.choice(choices))
     write_part(ROOT / "suites" / "data" / f"redocred_ner{'_' + part if part else ''}.jsonl", rows)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) not in (2, 3) or sys.argv[2:] not in ([], *([p] for p in "bcdefghij")):
+    if len(sys.argv) not in (2, 3) or sys.argv[2:] not in ([], *([p] for p in "bcdefghijk")):
         sys.exit(__doc__)
     main(*sys.argv[1:])
