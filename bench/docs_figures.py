@@ -568,8 +568,10 @@ for _name, _module, _intro in (
         lambda n=_name, m=_module, i=_intro: _repair_twice(n, i, m))
 
 
-def _crf_reads(prefix: str, what: str = "the CRF") -> str:
-    flag = "" if prefix == "repair_crf" else f"--referee {prefix.removeprefix('repair_crf_')} "
+def _crf_reads(prefix: str, what: str = "the CRF", part: str = "") -> str:
+    flag = ("" if prefix == "repair_crf" else f"--referee {prefix.removeprefix('repair_crf_')} ") \
+        + (f"--part {part} " if part else "")
+    prefix += f"_{part}" if part else ""
     (m := _bench_module("repair_crf_reads")).PREFIX = prefix
     key = json.loads((ROOT / "bench" / "reads" / f"{prefix}.key.json").read_text())
     return (f"Read: {len(key['key'])} of the {key['pool']} entity occurrences of the measuring "

@@ -22,7 +22,9 @@ retrained``, those the retrained CRF changed against the earlier model
 (``bench/repair_crf_retrained.py``), into ``bench/reads/repair_crf_retrained.*``; ``--referee
 beyond``, those ``crf_beyond_pair: true`` changed against the default
 (``bench/repair_crf_beyond.py``), into ``bench/reads/repair_crf_beyond.*``. In the key,
-"crf" is then the change's label and "panel" the earlier one's.
+"crf" is then the change's label and "panel" the earlier one's. ``--part NAME`` (before the
+subcommand too) keeps a second reading of the same change apart, in ``…_NAME.*`` (for a set
+built after the first was drawn).
 """
 from __future__ import annotations
 
@@ -47,7 +49,7 @@ from speed import commit  # noqa: E402
 READS = ROOT / "bench" / "reads"
 NULL = "NULL"
 #: the referee read (``--referee``) and the files its reads go to
-SPEC, PREFIX = "stanford", "repair_crf"
+SPEC, PREFIX, PART = "stanford", "repair_crf", ""
 #: reads of a change rather than of a referee: --referee NAME → (its two arms, what the tally
 #: calls the new label and the earlier one)
 CHANGES = {"splits": (lambda: SPLITS, "the rule", "the earlier rule"),
@@ -140,7 +142,8 @@ def draw(args) -> None:
                      if i.startswith("measured:"))
     (READS / f"{PREFIX}.blind.json").write_text(json.dumps(
         {"rule": RULE, "items": blind}, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    flag = "" if SPEC == "stanford" else f"--referee {SPEC} "
+    flag = ("" if SPEC == "stanford" else f"--referee {SPEC} ") + (f"--part {PART} " if PART
+                                                                   else "")
     (READS / f"{PREFIX}.key.json").write_text(json.dumps(
         {"command": f"python bench/repair_crf_reads.py {flag}draw --n {args.n} {words}",
          "commit": commit(), "pool": len(pool), "key": key}, indent=1, ensure_ascii=False)
@@ -151,7 +154,8 @@ def draw(args) -> None:
 def tally() -> str:
     key = {k["id"]: k for k in json.loads((READS / f"{PREFIX}.key.json").read_text())["key"]}
     lines, verdicts = [], {}
-    change = CHANGES.get(PREFIX.removeprefix("repair_crf_"))
+    name = PREFIX.removeprefix("repair_crf_")
+    change = CHANGES.get(name) or CHANGES.get(name.rsplit("_", 1)[0])
     new, old = change[1:] if change else ("CRF", "panel")
     gold = Counter("crf" if k["gold"] == k["rule"] else "panel" if k["gold"] == k["without"]
                    else "neither" for k in key.values())
@@ -181,9 +185,13 @@ def gold_of(k: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    global SPEC, PREFIX
+    global SPEC, PREFIX, PART
     argv, SPEC = referee(list(sys.argv[1:] if argv is None else argv))
-    PREFIX = "repair_crf" if SPEC == "stanford" else f"repair_crf_{SPEC}"
+    if "--part" in argv:
+        i = argv.index("--part")
+        PART, argv = argv[i + 1], argv[:i] + argv[i + 2:]
+    PREFIX = ("repair_crf" if SPEC == "stanford" else f"repair_crf_{SPEC}") + (
+        f"_{PART}" if PART else "")
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     d = sub.add_parser("draw")
