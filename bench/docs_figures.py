@@ -589,6 +589,10 @@ BLOCKS["repair-crf-retrained-reads"] = lambda: _crf_reads("repair_crf_retrained"
                                                           "the retrained CRF")
 BLOCKS["repair-crf-beyond-reads"] = lambda: _crf_reads("repair_crf_beyond",
                                                        "the rule beyond the pair")
+BLOCKS["repair-crf-retrained-k-reads"] = lambda: _crf_reads("repair_crf_retrained",
+                                                            "the retrained CRF", "k")
+BLOCKS["repair-crf-beyond-k-reads"] = lambda: _crf_reads("repair_crf_beyond",
+                                                         "the rule beyond the pair", "k")
 
 
 def main(argv: list[str] | None = None) -> int:
