@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import gzip
 import hashlib
 import json
 import random
@@ -249,7 +250,7 @@ def main() -> int:
     print(f"{read} sentences read, {dropped} dropped for sharing a window with suites/data, "
           f"{len(train)} to train, {len(held)} held out", flush=True)
     args.out.mkdir(parents=True, exist_ok=True)
-    model = args.out / crf_tagger.MODEL.name
+    model = args.out / crf_tagger.RAW
     params = {**PARAMS, "max_iterations": args.iterations}
     names = [n for n in args.sources.split(",") if n and n != "none"]
     spec = f"embedded:{args.out}"
@@ -280,6 +281,10 @@ def main() -> int:
             "commit": commit, "date": dt.date.today().isoformat()}
     (args.out / crf_tagger.CARD.name).write_text(json.dumps(card, indent=1) + "\n",
                                                  encoding="utf-8")
+    # stored gzip-compressed (crf_tagger.model_bytes reads it back); the card keeps the
+    # sha256 and size of the model as CRFsuite wrote it
+    (args.out / crf_tagger.MODEL.name).write_bytes(gzip.compress(model.read_bytes(), 9, mtime=0))
+    model.unlink()
     print(json.dumps({k: card[k] for k in ("held_out_score", "wikigold_b_score", "bytes",
                                            "train_seconds")}, indent=1))
     return 0

@@ -86,6 +86,17 @@ def test_a_model_trained_here_tags_what_it_learnt_and_serves_from_its_folder(tmp
     assert crf.name == "mtrun-crf:toy" and crf.describe()["licence"] == "CC0"
     text = "Mary went to Paris ."
     assert crf.read([text]) == [[(0, 4, "PERSON"), (13, 18, "LOCATION")]]
+    # stored gzip-compressed, as the shipped model is, it reads the same
+    import gzip
+    import shutil
+
+    packed = tmp_path / "packed"
+    packed.mkdir()
+    shutil.copy(tmp_path / "crf_referee.json", packed)
+    (packed / "crf_referee.crfsuite.gz").write_bytes(gzip.compress(model.read_bytes()))
+    again = crf_referee(f"embedded:{packed}")
+    assert again.describe()["file"] == "crf_referee.crfsuite.gz"
+    assert again.read([text]) == crf.read([text])
 
 
 def test_a_model_that_does_not_match_its_card_is_refused(tmp_path):

@@ -18,6 +18,7 @@ Stanford referee reads its sentences), and answers PERSON, ORGANIZATION and LOCA
 from __future__ import annotations
 
 import functools
+import gzip
 import hashlib
 import importlib.util
 import json
@@ -31,7 +32,10 @@ from runner.errors import ModelNotAvailable
 
 #: the shipped model, its card and its word clusters
 FOLDER = Path(__file__).resolve().parent / "data"
-MODEL = FOLDER / "crf_referee.crfsuite"
+RAW = "crf_referee.crfsuite"
+#: the shipped model, gzip-compressed (its card's sha256 and bytes are the model's as CRFsuite
+#: wrote it)
+MODEL = FOLDER / f"{RAW}.gz"
 CARD = FOLDER / "crf_referee.json"
 CLUSTERS = FOLDER / "crf_clusters.json"
 #: the word vectors whose rows are the clusters (the md pipeline the repair panel also loads)
@@ -227,7 +231,15 @@ def files(spec: str = "embedded") -> tuple[Path, Path, Path]:
     if spec in SPECS:
         return MODEL, CARD, CLUSTERS
     folder = Path(spec.partition(":")[2]).expanduser()
-    return folder / MODEL.name, folder / CARD.name, folder / CLUSTERS.name
+    packed = folder / MODEL.name
+    return (packed if packed.is_file() else folder / RAW), folder / CARD.name, \
+        folder / CLUSTERS.name
+
+
+def model_bytes(path: Path) -> bytes:
+    """The model as CRFsuite wrote it, from ``path`` (gzip-compressed where it ends in .gz)."""
+    data = path.read_bytes()
+    return gzip.decompress(data) if path.suffix == ".gz" else data
 
 
 @functools.lru_cache(maxsize=None)
@@ -243,35 +255,42 @@ def card(spec: str = "embedded") -> dict[str, Any]:
             from exc
 
 
-def check(spec: str = "embedded") -> None:
-    """:class:`ModelNotAvailable` unless python-crfsuite, the model (as its card describes it)
-    and the feature sources' files are there."""
+def check(spec: str = "embedded") -> bytes:
+    """The model's bytes; :class:`ModelNotAvailable` unless python-crfsuite, the model (as its
+    card describes it) and the feature sources' files are there."""
     if importlib.util.find_spec("pycrfsuite") is None:
         raise ModelNotAvailable(f"crf_referee {spec!r} needs python-crfsuite.\n  hint: "
                                 f"`{INSTALL}` (the `repair` extra installs it)")
     model, card_file, clusters = files(spec)
     if not model.is_file():
         raise ModelNotAvailable(f"crf_referee {spec!r}: the model file {model} is missing")
-    if hashlib.sha256(model.read_bytes()).hexdigest() != card(spec).get("sha256"):
+    try:
+        data = model_bytes(model)
+    except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        raise ModelNotAvailable(f"crf_referee {spec!r}: {model} cannot be read ({exc})") \
+            from exc
+    if hashlib.sha256(data).hexdigest() != card(spec).get("sha256"):
         raise ModelNotAvailable(f"crf_referee {spec!r}: {model.name} does not match its card "
                                 f"({card_file.name}); rebuild it with "
                                 f"bench/train_crf_referee.py")
     if "clusters" in card(spec).get("sources", ()) and not clusters.is_file():
         raise ModelNotAvailable(f"crf_referee {spec!r}: {clusters} is missing")
+    return data
 
 
 class EmbeddedCRF:
     """The shipped CRF; :meth:`read` types the entities of many sentences."""
 
     def __init__(self, spec: str = "embedded") -> None:
-        check(spec)
+        data = check(spec)
         import pycrfsuite
 
         self.spec = spec
         self.model, self.card = files(spec)[0], card(spec)
         self._sources = sources(self.card.get("sources", ()), spec)
         self._tagger = pycrfsuite.Tagger()
-        self._tagger.open(str(self.model))
+        self._data = data                    # CRFsuite reads the model from this buffer: kept
+        self._tagger.open_inmemory(data)
         self._lock = threading.Lock()        # one CRFsuite tagger, shared by the process
 
     @property
