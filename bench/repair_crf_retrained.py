@@ -24,13 +24,13 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import repair_article  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the last commit that ships the earlier model (trained at 67aef52)
 EARLIER = "7408e02"
-FILES = ("crf_referee.crfsuite", "crf_referee.json", "crf_clusters.json")
 HEADER = ("| set | role | TT / TF / FT / FF retrained | ErrorReduce earlier → retrained | "
           "Cor2Err earlier → retrained |")
 
@@ -41,10 +41,18 @@ def earlier(at: str = EARLIER) -> str:
     and its clusters (from git), for ``crf_referee: embedded:FOLDER``."""
     folder = Path(tempfile.mkdtemp(prefix="mtrun-crf-earlier-"))
     atexit.register(shutil.rmtree, folder, True)
-    for name in FILES:
-        blob = subprocess.run(["git", "show", f"{at}:runner/tasks/ner/repair/data/{name}"],
-                              cwd=ROOT, capture_output=True, check=True).stdout
-        (folder / name).write_bytes(blob)
+    from runner.tasks.ner.repair.crf_tagger import CARD, CLUSTERS, MODEL, RAW
+
+    # the model gzip-compressed, or (before it was) as CRFsuite wrote it
+    for names in ((MODEL.name, RAW), (CARD.name,), (CLUSTERS.name,)):
+        for name in names:
+            got = subprocess.run(["git", "show", f"{at}:runner/tasks/ner/repair/data/{name}"],
+                                 cwd=ROOT, capture_output=True)
+            if got.returncode == 0:
+                (folder / name).write_bytes(got.stdout)
+                break
+        else:
+            raise SystemExit(f"{at}: runner/tasks/ner/repair/data/ has no {' or '.join(names)}")
     return str(folder)
 
 

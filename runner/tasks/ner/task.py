@@ -390,13 +390,15 @@ def _crf_referee_path(suite: Any) -> None:
     from pathlib import Path
 
     from runner.suite import probe, usable_path
+    from runner.tasks.ner.repair.crf_referee import MODELS
+    from runner.tasks.ner.repair.crf_tagger import SPECS, embedded
 
     repair = suite.config.get("repair") or {}
     spec = repair.get("crf_referee")
-    if not isinstance(spec, str) or spec in ("embedded", "stanford", "stanford:7class"):
+    if not isinstance(spec, str) or spec in SPECS or spec in MODELS:
         return
     at = ("repair", "crf_referee")
-    if spec.startswith("embedded:"):
+    if embedded(spec):
         folder = usable_path(suite, str(Path(spec.partition(":")[2]).expanduser()), at)
         if not probe(suite, at, folder.is_dir):
             raise suite.error(f"crf_referee folder not found: {folder}", at,

@@ -110,9 +110,7 @@ class ViolationAnalyzer:
                        + (f"+crf:{params.crf_referee}" if params.crf_referee else ""),
                        {**{k: rc[k] for k in ("candidates", "referees", "gazetteer")},
                         "crf_referee": params.crf_referee,
-                        **({"crf_decides_splits": params.crf_decides_splits,
-                            "crf_beyond_pair": params.crf_beyond_pair}
-                           if params.crf_referee else {}),
+                        **params.crf_rules(),
                         "add_with_article": params.add_with_article})
         if rc["candidates"] == "corpus":
             source: Any = CorpusEntityCandidates(mlm, rc["top_k"], score=rc["corpus_score"],
@@ -154,8 +152,7 @@ class ViolationAnalyzer:
             out["referees"] = list(params.referees)
         if params.crf_referee:
             out["crf_referee"] = params.crf_referee
-            out["crf_decides_splits"] = params.crf_decides_splits
-            out["crf_beyond_pair"] = params.crf_beyond_pair
+        out.update(params.crf_rules())
         return cls(Relabeler(source, None, sut, params),
                    f"lm:{rc.get('lm', 'smollm2')}:{params.lm_rule}", out)
 

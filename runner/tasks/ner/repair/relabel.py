@@ -174,6 +174,11 @@ class Params:
                    bool(cfg.get("crf_decides_splits", True)),
                    bool(cfg.get("crf_beyond_pair", False)))
 
+    def crf_rules(self) -> dict[str, bool]:
+        """The CRF referee's rule settings, for the run's record (none without a CRF)."""
+        return ({"crf_decides_splits": self.crf_decides_splits,
+                 "crf_beyond_pair": self.crf_beyond_pair} if self.crf_referee else {})
+
 
 class Relabeler:
     """Algorithm 1 for many suspicious entities at once: one candidate-source call, one encoder
