@@ -6,12 +6,14 @@ similarities of ``bench/data/attack_word_scores.tsv`` (``bench/attack_word_simil
     python bench/attack_tables.py --coverage        # keep the sub-types' coverage of gold sets
     python bench/attack_tables.py                                      # print the figures
     python bench/attack_tables.py --write          # write them into docs/pages/attacks.md
+    python bench/attack_tables.py --draw RUN_DIR ATTACK N OUT   # successes to read, blind
 """
 from __future__ import annotations
 
 import argparse
 import csv
 import json
+import random
 import sys
 from pathlib import Path
 
@@ -21,6 +23,8 @@ RUNS = ROOT / "bench" / "attack_runs.json"
 SCORES = ROOT / "bench" / "data" / "attack_word_scores.tsv"
 BLOCKS = ("attack-word-figures", "attack-figures")
 READ = ROOT / "bench" / "attack_read.json"
+# the context attack's ceiling runs against the fine-tuned MiniLM, read blind twice
+OPEN_READS = ROOT / "bench" / "reads" / "attack_minilm_open"
 KEYS = ("attacked", "skipped", "success", "partial", "any_wrong", "success_rate", "partial_rate",
         "any_wrong_rate", "words_perturbed_pct", "median_similarity", "queries_per_entity")
 # Breaking BERT's own figures (Dirkson et al., BERT models on CoNLL-2003 and the other sets),
@@ -28,6 +32,26 @@ KEYS = ("attacked", "skipped", "success", "partial", "any_wrong", "success_rate"
 PAPER = {"entity": "89.5–99.4 % success",
          "entity_context": "20.2–45.0 % success, 29.3–53.3 % partial (counter-fitted vectors, "
                            "logits)"}
+
+
+def draw(run: Path, attack: str, n: int, out: Path, seed: int = 13) -> None:
+    """``n`` successful attacks of type ``attack`` drawn from a run (random.Random(seed)), written
+    for a reader who sees the two sentences, the entity and the system's labels, not the attack's
+    reasons (its importance scores, similarities or steps)."""
+    results = json.loads((run / "results.json").read_text(encoding="utf-8"))
+    done = [r for r in results["attacks"]["records"]
+            if r["attack"] == attack and r["outcome"] == "success"]
+    picked = random.Random(seed).sample(done, min(n, len(done)))
+    items = [{"id": r["id"], "original": r["text"], "adversarial": r["adversarial"],
+              "entity": r["entity"]["text"], "entity_type": r["entity"]["label"],
+              "labels_before": r["labels_before"], "labels_after": r["labels_after"],
+              "replaced": [f"{c['original']} -> {c['new']}" for c in r["changes"]]}
+             for r in picked]
+    out.write_text(json.dumps({"run": str(run), "attack": attack,
+                               "drawn": f"{len(items)} of its {len(done)} successes drawn with "
+                                        f"random.Random({seed}).sample",
+                               "items": items}, ensure_ascii=False, indent=1) + "\n",
+                   encoding="utf-8")
 
 
 def record(name: str, run: Path, command: str, what: str) -> None:
@@ -137,7 +161,7 @@ def run_table() -> str:
                      f"{', '.join(p for p in r['pool'] if p) or '–'})")
     paper = "; ".join(f"`{k}` {v}" for k, v in PAPER.items())
     return ("\n".join(rows) + "\n\n" + "\n".join(notes) + "\n\n" + "\n\n".join(subs)
-            + f"\n\n{reading()}\n\nThe paper, for comparison (BERT): {paper}.\n\n"
+            + f"\n\n{reading()}\n\n{reading_open()}\n\nThe paper, for comparison (BERT): {paper}.\n\n"
             + coverage_table())
 
 
@@ -153,6 +177,41 @@ def reading() -> str:
             f"{sensible} of {n} keep a sensible meaning (the same kind of thing in the same "
             f"role), {plausible} of {n} are also plausible in the world; the system's new label "
             f"is wrong in {wrong} of {n}.")
+
+
+def reading_open() -> str:
+    """The ceiling runs' successes against the fine-tuned MiniLM, read blind by two readers
+    (bench/reads/attack_minilm_open.*): how many are real errors of the system."""
+    def load(part):
+        return json.loads((OPEN_READS.parent / f"{OPEN_READS.name}.{part}.json")
+                          .read_text(encoding="utf-8"))
+
+    key = load("key")
+    readers = [{m["item"]: m for m in load(part)} for part in ("first", "second")]
+    n = len(key["items"])
+
+    def real(m):
+        return m["sensible"] and m["same_type"] and m["label_wrong"]
+
+    def both(f):
+        return " / ".join(str(sum(f(r[i["item"]]) for i in key["items"])) for r in readers)
+
+    per_run = "; ".join(
+        f"run {run} ({drawn}): " + " / ".join(
+            str(sum(real(r[i["item"]]) for i in key["items"] if i["run"] == run))
+            for r in readers)
+        for run, drawn in key["runs"].items())
+    agree = sum(real(readers[0][i["item"]]) == real(readers[1][i["item"]]) for i in key["items"])
+    return (f"Successes of the two ceiling runs against the fine-tuned MiniLM, read blind by two "
+            f"readers (bench/reads/attack_minilm_open.*; first / second reader): a real error "
+            f"of the system — a sensible sentence in which the entity keeps its type and the "
+            f"system mislabels it — in {both(real)} of {n} ({per_run}); they agree on {agree} "
+            f"of {n}. The others: the changed sentence no longer makes sense "
+            f"({both(lambda m: not m['sensible'])}), the edit changed the entity's type "
+            f"({both(lambda m: not m['same_type'])}), or the system's label is right "
+            f"({both(lambda m: m['sensible'] and m['same_type'] and not m['label_wrong'])}). "
+            f"The changed sentence says the same as the original in "
+            f"{both(lambda m: m['meaning_kept'])} of {n}.")
 
 
 def word_figures() -> str:
@@ -191,8 +250,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--command", default="")
     ap.add_argument("--what", default="")
     ap.add_argument("--coverage", action="store_true")
+    ap.add_argument("--draw", nargs=4, metavar=("RUN_DIR", "ATTACK", "N", "OUT"))
     args = ap.parse_args(argv)
-    if args.coverage:
+    if args.draw:
+        run, attack, n, out = args.draw
+        draw(Path(run), attack, int(n), Path(out))
+        print(f"wrote {out}")
+    elif args.coverage:
         coverage()
         print(coverage_table())
     elif args.record:
