@@ -66,6 +66,14 @@ def build_sut(suite: Any, *, log: Callable[[str], None] = lambda msg: None) -> A
         sut_cfg["device"] = resolve_device(cfg["device"])
     if entry.extra.get("task"):
         sut_cfg.update(task=suite.task, base_dir=suite.base_dir)
+    model = sut_cfg.get("model")
+    if isinstance(model, str) and model and not Path(model).expanduser().is_absolute():
+        # a model folder given relative to the suite file, as every other path of a suite is;
+        # a name that is no folder there (a package, a hub name, a path from the working
+        # folder) is passed on as written
+        beside = suite.base_dir / model
+        if beside.is_dir():
+            sut_cfg["model"] = str(beside.resolve())
     log(f"loading system under test: {sut_type} {sut_cfg.get('model', '')}")
     return entry.factory(**sut_cfg)
 

@@ -276,6 +276,21 @@ def test_suite_runs_end_to_end_with_a_folder_model(tmp_path, model_dir):
     assert sut_info["model"] == str(model_dir) and sut_info["labels"] == LABELS
 
 
+def test_a_model_folder_is_found_beside_the_suite(tmp_path, model_dir, monkeypatch):
+    import shutil
+
+    suite_dir = tmp_path / "suites"
+    suite_dir.mkdir()
+    shutil.copytree(model_dir, suite_dir / "models" / "ner")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)      # the path is read from the suite's folder, not from here
+    code = main([str(_suite(suite_dir, "models/ner")), "-o", str(tmp_path / "out"), "-q"])
+    assert code in (ExitCode.OK, ExitCode.VIOLATIONS, ExitCode.NOTHING_TO_TEST)
+    results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    assert results["components"]["sut"]["model"] == str((suite_dir / "models" / "ner").resolve())
+
+
 def test_suite_with_a_missing_model_exits_4(tmp_path, capsys):
     code = main([str(_suite(tmp_path, tmp_path / "nowhere")), "-o", str(tmp_path / "out"), "-q"])
     assert code == ExitCode.USAGE_ERROR
