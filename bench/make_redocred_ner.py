@@ -3,7 +3,7 @@
 Yao et al. 2019, MIT; the text is Wikipedia's, CC BY-SA 3.0), built after the NER checks were
 last changed, to measure the default NER suite on text none of its rules was chosen on.
 
-Usage: python bench/make_redocred_ner.py RE_DOCRED_DATA_DIR [b|c|d|e|f|g|h|i|j|k]
+Usage: python bench/make_redocred_ner.py RE_DOCRED_DATA_DIR [b|c|d|e|f|g|h|i|j|k|l]
 
 Part b (``suites/data/redocred_ner_b.jsonl``, built after the repair's rule on the article was
 chosen, to measure it) draws in the same way from all 500 documents of ``dev_revised.json``
@@ -47,6 +47,11 @@ sentence from each of the 500 test documents, none of parts a, c, d, e, f, g, h 
 Part k (``suites/data/redocred_ner_k.jsonl``, built after part j was measured, to measure the
 same default on many more sentences no choice saw) draws one more sentence from each of the 500
 documents of ``dev_revised.json``, not part b's (seed 22).
+
+Part l (``suites/data/redocred_ner_l.jsonl``, built after the context attack was measured
+against a fine-tuned MiniLM, with the repair as in part k, to measure that default once more and
+read its relabels) draws a third sentence from each dev document, neither part b's nor part k's
+(seed 23).
 
 From each of the first ``DOCUMENTS`` documents of ``test_revised.json`` (the text the relation
 classifier is trained on; no NER set of mtrun comes from it) one sentence is drawn at random
@@ -103,8 +108,22 @@ def sentence_rows(doc: dict, k: int, split: str = "test") -> list[dict]:
     return rows
 
 
+def draw_more(docs, split: str, seeds, taken: dict) -> list[dict]:
+    """One more sentence of each document per seed, none already taken (``taken``: document
+    index → ids, updated); the last seed's draw."""
+    rows: list[dict] = []
+    for seed in seeds:
+        rng, rows = random.Random(seed), []
+        for k, doc in enumerate(docs):
+            choices = [r for r in sentence_rows(doc, k, split) if r["id"] not in taken.get(k, ())]
+            if choices:
+                rows.append(rng.choice(choices))
+                taken.setdefault(k, set()).add(rows[-1]["id"])
+    return rows
+
+
 def main(src: str, part: str = "") -> None:
-    split = "dev" if part in ("b", "k") else "test"
+    split = "dev" if part in ("b", "k", "l") else "test"
     docs = read_documents(str(Path(src) / f"{split}_revised.json"))
     docs = docs if split == "dev" else docs[:DOCUMENTS]
     rng = random.Random(SEED)
@@ -118,25 +137,15 @@ def main(src: str, part: str = "") -> None:
         # another sentence of each test document: not part a's (the same draw, above), and for
         # parts d and e not those of the parts before either (their draws made again)
         every = read_documents(str(Path(src) / "test_revised.json"))
-        for seed in range(SEED + 1, SEED + 1 + "cdefghij".index(part) + 1):
-            rng, rows = random.Random(seed), []
-            for k, doc in enumerate(every):
-                choices = [r for r in sentence_rows(doc, k, split)
-                           if r["id"] not in taken.get(k, ())]
-                if choices:
-                    rows.append(rng.choice(choices))
-                    taken.setdefault(k, set()).add(rows[-1]["id"])
-    if part == "k":
-        # another sentence of each dev document than part b's (the draw above)
-        rng, rows = random.Random(22), []
-        for k, doc in enumerate(docs):
-            choices = [r for r in sentence_rows(doc, k, split) if r["id"] not in taken.get(k, ())]
-            if choices:
-                rows.append(rng.choice(choices))
+        rows = draw_more(every, split, range(SEED + 1, SEED + 2 + "cdefghij".index(part)), taken)
+    if part in ("k", "l"):
+        # another sentence of each dev document than part b's (the draw above); for part l, than
+        # part k's too (its draw made again)
+        rows = draw_more(docs, split, range(22, 23 + "kl".index(part)), taken)
     write_part(ROOT / "suites" / "data" / f"redocred_ner{'_' + part if part else ''}.jsonl", rows)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) not in (2, 3) or sys.argv[2:] not in ([], *([p] for p in "bcdefghijk")):
+    if len(sys.argv) not in (2, 3) or sys.argv[2:] not in ([], *([p] for p in "bcdefghijkl")):
         sys.exit(__doc__)
     main(*sys.argv[1:])
