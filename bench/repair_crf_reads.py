@@ -14,7 +14,7 @@ Usage:
 
 Only ``measured`` sets are drawn from (the rule was frozen before they were repaired).
 ``--referee embedded`` (before the subcommand) reads mtrun's own CRF instead, into
-``bench/reads/repair_crf_embedded.*``. Three more read a change rather than a referee
+``bench/reads/repair_crf_embedded.*``. Four more read a change rather than a referee
 (``CHANGES``): ``--referee splits``, the occurrences whose repair the rule on the spaCy
 referees' splits changed (``crf_decides_splits: true`` against ``false``, with the embedded CRF;
 ``bench/repair_crf_splits.py``), into ``bench/reads/repair_crf_splits.*``; ``--referee
@@ -22,7 +22,9 @@ retrained``, those the retrained CRF changed against the earlier model
 (``bench/repair_crf_retrained.py``), into ``bench/reads/repair_crf_retrained.*``; ``--referee
 beyond``, those ``crf_beyond_pair: true`` changed against the default
 (``bench/repair_crf_beyond.py``), into ``bench/reads/repair_crf_beyond.*``. In the key,
-"crf" is then the change's label and "panel" the earlier one's. ``--part NAME`` (before the
+"crf" is then the change's label and "panel" the earlier one's. ``--referee relabels`` reads
+the default repair's own relabels: every occurrence whose label the repair changed, its label
+against the system's, into ``bench/reads/repair_crf_relabels.*``. ``--part NAME`` (before the
 subcommand too) keeps a second reading of the same change apart, in ``…_NAME.*`` (for a set
 built after the first was drawn).
 """
@@ -54,7 +56,9 @@ SPEC, PREFIX, PART = "stanford", "repair_crf", ""
 #: calls the new label and the earlier one)
 CHANGES = {"splits": (lambda: SPLITS, "the rule", "the earlier rule"),
            "retrained": (repair_crf_retrained.arms, "the retrained CRF", "the earlier CRF"),
-           "beyond": (lambda: repair_crf_beyond.ARMS, "beyond the pair", "the default")}
+           "beyond": (lambda: repair_crf_beyond.ARMS, "beyond the pair", "the default"),
+           # the default repair's own relabels: its label against the system's
+           "relabels": (lambda: {"rule": {}}, "the repair", "the system")}
 RULE = ("Each item is one occurrence of a name-like string in a sentence. Say which label is "
         "right for exactly that string in that sentence, as a careful annotator of names would: "
         "PERSON (a person, real or fictional), LOCATION (a place: country, city, region, "
@@ -113,6 +117,7 @@ def occurrences(suite_path: str, run_dir: str) -> dict:
                         "entity": e["text"], "system": e["before"],
                         "gold": gold_at(gold, e["start"], e["end"])})
                     row[arm] = e["after"]
+                    row.setdefault("without", row["system"])   # one arm: the system's label
     return out
 
 
