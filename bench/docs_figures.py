@@ -540,9 +540,15 @@ def _repair_twice(name: str, intro: str, module: str = "") -> str:
             + _bench_module("repair_article").table(
                 rec, _bench_module(module or f"repair_{name}").HEADER)
             + f"\n\n{_measured(rec)}"
-            + (f" The sets measured before were kept as recorded on {k['date']} at commit "
-               f"`{k['commit']}` (`--keep`): {', '.join(f'`{Path(x).stem}`' for x in k['sets'])}."
-               if (k := rec.get("kept")) else ""))
+            + "".join(f" Kept as recorded on {k['date']} at commit `{k['commit']}` (`--keep`): "
+                      f"{', '.join(f'`{Path(x).stem}`' for x in k['sets'])}."
+                      for k in _kept(rec)))
+
+
+def _kept(rec: dict) -> list[dict]:
+    """The groups of sets a record kept from earlier runs (one dict in older records)."""
+    k = rec.get("kept") or []
+    return [k] if isinstance(k, dict) else k
 
 
 _CHOSEN = "`chosen`: the rule was chosen on these repairs; `measured`: "
@@ -593,6 +599,21 @@ BLOCKS["repair-crf-retrained-k-reads"] = lambda: _crf_reads("repair_crf_retraine
                                                             "the retrained CRF", "k")
 BLOCKS["repair-crf-beyond-k-reads"] = lambda: _crf_reads("repair_crf_beyond",
                                                          "the rule beyond the pair", "k")
+
+
+@figures("repair-relabels-l-reads")
+def _relabels_l_reads() -> str:
+    """The default repair's own relabels on Re-DocRED part l, read blind twice."""
+    (m := _bench_module("repair_crf_reads")).PREFIX = "repair_crf_relabels_l"
+    key = json.loads((ROOT / "bench" / "reads" / "repair_crf_relabels_l.key.json").read_text())
+    return (f"Read: {len(key['key'])} of the {key['pool']} entity occurrences of part l whose "
+            f"label the default repair changed, drawn at random (`{key['command']}`, at commit "
+            f"`{key['commit']}`), each shown with its sentence and the two labels — the "
+            f"system's and the repair's — in a random order, neither whose label is whose nor "
+            f"the gold; a first reader, and a second who read blind "
+            f"(`bench/reads/repair_crf_relabels_l.*`, `python bench/repair_crf_reads.py "
+            f"--referee relabels --part l tally`):\n\n"
+            + "\n".join(f"- {line}" for line in m.tally().splitlines()))
 
 
 def main(argv: list[str] | None = None) -> int:

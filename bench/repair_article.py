@@ -106,8 +106,18 @@ def main(argv: list[str] | None = None, doc: str = __doc__, script: str = "repai
         earlier = json.loads(Path(args.save).read_text(encoding="utf-8"))
         named = {item.split(":", 2)[1] for item in args.sets}
         sets = [s for s in earlier["sets"] if s["run_suite"] not in named]
-        kept = {"kept": {"sets": [s["run_suite"] for s in sets], "date": earlier["date"],
-                         "commit": earlier["commit"], "machine": earlier["machine"]}}
+        # each set kept with the provenance of the run that measured it: the groups the earlier
+        # record kept, then the sets it measured itself
+        groups = earlier.get("kept") or []
+        groups = [groups] if isinstance(groups, dict) else groups
+        held = {x for g in groups for x in g["sets"]}
+        groups = groups + [{"sets": [s["run_suite"] for s in earlier["sets"]
+                                     if s["run_suite"] not in held],
+                            "date": earlier["date"], "commit": earlier["commit"],
+                            "machine": earlier["machine"]}]
+        left = {s["run_suite"] for s in sets}
+        groups = [{**g, "sets": [x for x in g["sets"] if x in left]} for g in groups]
+        kept = {"kept": [g for g in groups if g["sets"]]}
     for item in args.sets:
         role, suite_path, run_dir = item.split(":", 2)
         if role not in ("chosen", "measured"):
