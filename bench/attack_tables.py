@@ -161,7 +161,8 @@ def run_table() -> str:
                      f"{', '.join(p for p in r['pool'] if p) or '–'})")
     paper = "; ".join(f"`{k}` {v}" for k, v in PAPER.items())
     return ("\n".join(rows) + "\n\n" + "\n".join(notes) + "\n\n" + "\n\n".join(subs)
-            + f"\n\n{reading()}\n\n{reading_open()}\n\nThe paper, for comparison (BERT): {paper}.\n\n"
+            + f"\n\n{reading()}\n\n{reading_open()}\n\n"
+            + f"The paper, for comparison (BERT): {paper}.\n\n"
             + coverage_table())
 
 

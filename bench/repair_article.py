@@ -90,6 +90,21 @@ def table(record: dict, header: str = HEADER) -> str:
     return "\n".join(rows)
 
 
+def kept_groups(earlier: dict, left: set) -> list[dict]:
+    """The sets of an earlier record that stay (``left``), each group with the date, commit and
+    machine of the run that measured it: the groups that record kept (one dict in older
+    records), then the sets it measured itself."""
+    groups = earlier.get("kept") or []
+    groups = [groups] if isinstance(groups, dict) else list(groups)
+    held = {x for g in groups for x in g["sets"]}
+    groups.append({"sets": [s["run_suite"] for s in earlier["sets"]
+                            if s["run_suite"] not in held],
+                   "date": earlier["date"], "commit": earlier["commit"],
+                   "machine": earlier["machine"]})
+    groups = [{**g, "sets": [x for x in g["sets"] if x in left]} for g in groups]
+    return [g for g in groups if g["sets"]]
+
+
 def main(argv: list[str] | None = None, doc: str = __doc__, script: str = "repair_article.py",
          arms: dict = ARMS, header: str = HEADER) -> int:
     ap = argparse.ArgumentParser(description=doc.splitlines()[0])
@@ -106,18 +121,7 @@ def main(argv: list[str] | None = None, doc: str = __doc__, script: str = "repai
         earlier = json.loads(Path(args.save).read_text(encoding="utf-8"))
         named = {item.split(":", 2)[1] for item in args.sets}
         sets = [s for s in earlier["sets"] if s["run_suite"] not in named]
-        # each set kept with the provenance of the run that measured it: the groups the earlier
-        # record kept, then the sets it measured itself
-        groups = earlier.get("kept") or []
-        groups = [groups] if isinstance(groups, dict) else groups
-        held = {x for g in groups for x in g["sets"]}
-        groups = groups + [{"sets": [s["run_suite"] for s in earlier["sets"]
-                                     if s["run_suite"] not in held],
-                            "date": earlier["date"], "commit": earlier["commit"],
-                            "machine": earlier["machine"]}]
-        left = {s["run_suite"] for s in sets}
-        groups = [{**g, "sets": [x for x in g["sets"] if x in left]} for g in groups]
-        kept = {"kept": [g for g in groups if g["sets"]]}
+        kept = {"kept": kept_groups(earlier, {s["run_suite"] for s in sets})}
     for item in args.sets:
         role, suite_path, run_dir = item.split(":", 2)
         if role not in ("chosen", "measured"):

@@ -134,3 +134,19 @@ def test_the_tour_check_tells_a_changed_layout_or_count():
                                    "repaired\n", block)                  # a count far off
     assert not _same_but_for_a_few("token_mlm  MR2  64  177  2  1.2%\nrepair: 11 sentence(s) "
                                    "repaired\n", block)                  # another relation
+
+
+def test_a_kept_set_keeps_the_date_and_commit_of_the_run_that_measured_it():
+    article = _bench("repair_article")
+    first = {"sets": [{"run_suite": "a"}, {"run_suite": "b"}], "date": "d1", "commit": "c1",
+             "machine": {}}
+    second = {"sets": [{"run_suite": "a"}, {"run_suite": "b"}, {"run_suite": "k"}],
+              "date": "d2", "commit": "c2", "machine": {},
+              "kept": article.kept_groups(first, {"a", "b"})}
+    assert second["kept"] == [{"sets": ["a", "b"], "date": "d1", "commit": "c1", "machine": {}}]
+    # k measured by the second run; b measured again now: a keeps d1, k keeps d2
+    assert article.kept_groups(second, {"a", "k"}) == [
+        {"sets": ["a"], "date": "d1", "commit": "c1", "machine": {}},
+        {"sets": ["k"], "date": "d2", "commit": "c2", "machine": {}}]
+    old = {**second, "kept": second["kept"][0]}          # one dict, as older records hold it
+    assert article.kept_groups(old, {"a", "b", "k"})[0]["sets"] == ["a", "b"]
