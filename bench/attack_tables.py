@@ -23,8 +23,11 @@ RUNS = ROOT / "bench" / "attack_runs.json"
 SCORES = ROOT / "bench" / "data" / "attack_word_scores.tsv"
 BLOCKS = ("attack-word-figures", "attack-figures")
 READ = ROOT / "bench" / "attack_read.json"
-# the context attack's ceiling runs against the fine-tuned MiniLM, read blind twice
-OPEN_READS = ROOT / "bench" / "reads" / "attack_minilm_open"
+# the context attack's successes against the fine-tuned MiniLM, read blind twice: the ceiling
+# runs' and the shipped filters'
+READS = {"attack_minilm_open": "the two ceiling runs",
+         "attack_minilm_shipped": "the two runs with the shipped filters (runs MiniLM NER and "
+                                  "MiniLM NER, PUD)"}
 KEYS = ("attacked", "skipped", "success", "partial", "any_wrong", "success_rate", "partial_rate",
         "any_wrong_rate", "words_perturbed_pct", "median_similarity", "queries_per_entity")
 # Breaking BERT's own figures (Dirkson et al., BERT models on CoNLL-2003 and the other sets),
@@ -161,7 +164,7 @@ def run_table() -> str:
                      f"{', '.join(p for p in r['pool'] if p) or '–'})")
     paper = "; ".join(f"`{k}` {v}" for k, v in PAPER.items())
     return ("\n".join(rows) + "\n\n" + "\n".join(notes) + "\n\n" + "\n\n".join(subs)
-            + f"\n\n{reading()}\n\n{reading_open()}\n\n"
+            + f"\n\n{reading()}\n\n" + "".join(f"{reading_minilm(k)}\n\n" for k in READS)
             + f"The paper, for comparison (BERT): {paper}.\n\n"
             + coverage_table())
 
@@ -180,12 +183,12 @@ def reading() -> str:
             f"is wrong in {wrong} of {n}.")
 
 
-def reading_open() -> str:
-    """The ceiling runs' successes against the fine-tuned MiniLM, read blind by two readers
-    (bench/reads/attack_minilm_open.*): how many are real errors of the system."""
+def reading_minilm(stem: str) -> str:
+    """Context-attack successes against the fine-tuned MiniLM, read blind by two readers
+    (bench/reads/STEM.*): how many are real errors of the system."""
     def load(part):
-        return json.loads((OPEN_READS.parent / f"{OPEN_READS.name}.{part}.json")
-                          .read_text(encoding="utf-8"))
+        path = ROOT / "bench" / "reads" / f"{stem}.{part}.json"
+        return json.loads(path.read_text(encoding="utf-8"))
 
     key = load("key")
     readers = [{m["item"]: m for m in load(part)} for part in ("first", "second")]
@@ -203,8 +206,8 @@ def reading_open() -> str:
             for r in readers)
         for run, drawn in key["runs"].items())
     agree = sum(real(readers[0][i["item"]]) == real(readers[1][i["item"]]) for i in key["items"])
-    return (f"Successes of the two ceiling runs against the fine-tuned MiniLM, read blind by two "
-            f"readers (bench/reads/attack_minilm_open.*; first / second reader): a real error "
+    return (f"Successes of {READS[stem]} against the fine-tuned MiniLM, read blind by two "
+            f"readers (bench/reads/{stem}.*; first / second reader): a real error "
             f"of the system — a sensible sentence in which the entity keeps its type and the "
             f"system mislabels it — in {both(real)} of {n} ({per_run}); they agree on {agree} "
             f"of {n}. The others: the changed sentence no longer makes sense "
