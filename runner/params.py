@@ -87,3 +87,10 @@ def python_sut_params() -> dict[str, dict[str, Any]]:
         "batch_size": {"type": "integer", "minimum": 1, "maximum": 4096, "default": 16,
                        "description": "Inputs per call of the function."},
     }
+
+#: the context attack's naturalness judge (Breaking BERT has none; TIN's eq. 2 naturalness)
+PPL_RISE = {"type": ["number", "null"], "minimum": 0, "default": None,
+            "description": "With a number, a changed sentence is tried only when the LM (`lm`) "
+                           "reads it at most this many percent less natural per token than the "
+                           "original: the perplexity rise 100·(exp(ε) − 1), as the repair's "
+                           "PThreshold reads it; null: no naturalness judge."}

@@ -221,6 +221,42 @@ def test_candidates_below_the_sentence_similarity_are_never_sent():
     assert not any("saw" in t for t in sut.sent)
 
 
+def test_a_naturalness_judge_keeps_sentences_the_lm_reads_as_broken_from_the_system():
+    import math
+    from types import SimpleNamespace
+
+    from runner.tasks.ner.attacks.base import EntityContextAttack
+
+    class Judge:       # mean log-probability per token: "saw" reads natural, "sawed" does not
+        def score(self, texts):
+            return [-5.0 if "sawed" in t else -2.0 for t in texts]
+
+        def describe(self):
+            return {"name": "judge"}
+
+    sut = ScriptedNER(lambda t: [("Anna", "PERSON" if "saw" not in t else "LOCATION")])
+    similarity = SimpleNamespace(sentences=same_similarity(0.9), describe=lambda: {})
+    synonyms = SimpleNamespace(source=SimpleNamespace(describe=lambda: {}))
+    attack = EntityContextAttack(sut=sut, similarity=similarity, synonyms=synonyms,
+                                 importance="labels", naturalness=(Judge(), 50.0))
+    texts = [TEXT.replace("met", "saw"), TEXT.replace("met", "sawed")]
+    assert attack.sentence_similarity(TEXT, texts) == [0.9, -math.inf]
+    assert attack.describe()["max_perplexity_rise"] == 50.0
+    assert attack.models()[-1]["role"] == "naturalness judge"
+    pred = sut.predict([TEXT])[0]
+    sut.sent.clear()
+    result = attack_context(text=TEXT, entity=ANNA, reference=["B-PERSON"],
+                            candidates=context_candidates(TEXT, {"met": ["sawed"]}),
+                            oracle=Oracle(sut, "labels"), original=View(TEXT, pred),
+                            sentence_similarity=attack.sentence_similarity,
+                            min_sentence_similarity=-1.0)
+    assert result["outcome"] == "failed" and not any("sawed" in t for t in sut.sent)
+    plain = EntityContextAttack(sut=sut, similarity=similarity, synonyms=synonyms,
+                                importance="labels")
+    assert plain.sentence_similarity(TEXT, texts) == [0.9, 0.9]
+    assert plain.describe()["max_perplexity_rise"] is None
+
+
 def test_with_scores_a_non_flipping_synonym_that_lowers_the_score_is_kept():
     text = "The angry crowd cheered Maria Lopez loudly."
     maria = Span(text.index("Maria"), text.index("Maria") + 11, "PERSON")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from runner.filters.catalog import add_filters
 from runner.params import ARTICLE as _ARTICLE, CONCURRENCY as _CONCURRENCY
-from runner.params import FP16 as _FP16
+from runner.params import FP16 as _FP16, PPL_RISE as _PPL_RISE
 from runner.params import LM as _LM, LM_RESCORE as _LM_RESCORE, LM_WORDNET as _LM_WORDNET
 from runner.params import KEEP_UNMAPPED as _KEEP_UNMAPPED, MODEL_BATCH as _MODEL_BATCH
 from runner.params import RETRY as _RETRY
@@ -560,7 +560,7 @@ ATTACKS.add(
                                       "spaCy pipeline's vectors, a word-vector text file (e.g. "
                                       "counter-fitted Paragram-SL999, the paper's) or the LM."},
         "masked_lm": _MASKED_LM, "vectors": _VECTORS, "lm": _LM, "lm_wordnet": _LM_WORDNET,
-        "lm_rescore": _LM_RESCORE,
+        "lm_rescore": _LM_RESCORE, "max_perplexity_rise": _PPL_RISE,
         "vectors_file": {"type": ["string", "null"], "default": None,
                          "description": "Word-vector text file for candidates: vectors_file "
                                         "(relative to the suite)."},

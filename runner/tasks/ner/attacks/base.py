@@ -8,6 +8,7 @@ time bounded; deterministic whatever the batch size).
 """
 from __future__ import annotations
 
+import math
 import random
 from typing import Any, ClassVar, Sequence
 
@@ -109,13 +110,30 @@ class EntityContextAttack(Attack):
     name = "entity_context"
     uses_importance = True
 
-    def __init__(self, *, synonyms: Any, **kwargs: Any) -> None:
+    def __init__(self, *, synonyms: Any, naturalness: tuple[Any, float] | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.synonyms = synonyms
+        self.naturalness = naturalness
+        self.params["max_perplexity_rise"] = naturalness[1] if naturalness else None
         self._sentence_candidates: tuple[str, dict] | None = None
 
     def models(self) -> list[dict[str, Any]]:
-        return [self.synonyms.source.describe(), self.similarity.describe()]
+        judge = [{**self.naturalness[0].describe(), "role": "naturalness judge"}] \
+            if self.naturalness else []
+        return [self.synonyms.source.describe(), self.similarity.describe(), *judge]
+
+    def sentence_similarity(self, original: str, texts: Sequence[str]) -> list[float]:
+        """The encoder's similarity of each changed sentence to the original; with a
+        naturalness judge, -inf for one the LM reads more than ``max_perplexity_rise`` percent
+        less natural per token (so no similarity threshold lets it through)."""
+        sims = self.similarity.sentences(original, texts)
+        if not self.naturalness or not texts:
+            return sims
+        lm, rise = self.naturalness
+        base, *scores = lm.score([original, *texts])
+        return [sim if 100.0 * (math.exp(base - sc) - 1.0) <= rise else float("-inf")
+                for sim, sc in zip(sims, scores)]
 
     def candidates_for(self, text: str, doc: Any, blocked: list[Span]) -> dict:
         """Synonyms of every replaceable word of the sentence, found once for all its entities."""
@@ -135,7 +153,7 @@ class EntityContextAttack(Attack):
         cands = self.candidates_for(source.text, doc, blocked)
         result = attack_context(text=source.text, entity=span, reference=reference,
                                 candidates=cands, oracle=self.oracle, original=original,
-                                sentence_similarity=self.similarity.sentences,
+                                sentence_similarity=self.sentence_similarity,
                                 min_sentence_similarity=self.min_sentence_similarity)
         if result["perturbed"]:
             result["words_perturbed_pct"] = round(

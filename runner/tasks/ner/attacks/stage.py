@@ -53,6 +53,12 @@ class AttackStage:
                 from runner.nlp import load_spacy
                 from runner.text.lm_candidates import make_source
 
+                if (rise := params.pop("max_perplexity_rise")) is not None:
+                    from runner.models import OFFLINE_LM, get_lm
+
+                    judge = get_lm(params.get("lm") or OFFLINE_LM, device=device, fp16=fp16,
+                                   batch_size=batch)
+                    params["naturalness"] = (judge, rise)
                 source = make_source(params.pop("candidates"), masked_lm=params.pop("masked_lm"),
                                      vectors=params.pop("vectors"), device=device, fp16=fp16,
                                      batch_size=batch, vectors_file=params.pop("vectors_file"),
