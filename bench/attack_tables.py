@@ -27,7 +27,9 @@ READ = ROOT / "bench" / "attack_read.json"
 # runs' and the shipped filters'
 READS = {"attack_minilm_open": "the two ceiling runs",
          "attack_minilm_shipped": "the two runs with the shipped filters (runs MiniLM NER and "
-                                  "MiniLM NER, PUD)"}
+                                  "MiniLM NER, PUD)",
+         "attack_minilm_pudm": "the ceiling and the naturalness judge on PUD's measuring part "
+                               "(drawn from each run and read shuffled together)"}
 KEYS = ("attacked", "skipped", "success", "partial", "any_wrong", "success_rate", "partial_rate",
         "any_wrong_rate", "words_perturbed_pct", "median_similarity", "queries_per_entity")
 # Breaking BERT's own figures (Dirkson et al., BERT models on CoNLL-2003 and the other sets),
