@@ -102,6 +102,24 @@ def read_crossner(path: Path):
         yield [w for w, _ in sentence], _bio([t for _, t in sentence])
 
 
+def read_corpus(paths, fmt: str = "mixed") -> list:
+    """(words, BIO tags) of every distinct sentence of the files, in order, each file read in
+    ``fmt`` (``mixed``: ``uner`` for ``.iob2`` files, ``crossner`` for files named
+    ``crossner_*``, ``conll`` for the others)."""
+    readers = {"conll": read_conll, "uner": read_uner, "crossner": read_crossner}
+    seen, out = set(), []
+    for path in paths:
+        kind = fmt if fmt != "mixed" else (
+            "uner" if path.name.endswith(".iob2") else
+            "crossner" if path.name.startswith("crossner_") else "conll")
+        for words, tags in readers[kind](path):
+            key = " ".join(words)
+            if key not in seen:
+                seen.add(key)
+                out.append((words, tags))
+    return out
+
+
 def _bio(tags):
     """BIO tags with an I- that follows O or another type turned into B-."""
     out, prev = [], "O"
@@ -223,22 +241,8 @@ def main() -> int:
                     help="feature sources, comma-separated (clusters, lists) or none")
     args = ap.parse_args()
 
-    readers = {"conll": read_conll, "uner": read_uner, "crossner": read_crossner}
-
-    def reader(path):
-        fmt = args.format
-        if fmt == "mixed":
-            fmt = ("uner" if path.name.endswith(".iob2") else
-                   "crossner" if path.name.startswith("crossner_") else "conll")
-        return readers[fmt](path)
-
     commit = speed.commit()      # before the model and its card are written over
-    seen, sents = set(), []
-    for words, tags in (s for path in args.corpus for s in reader(path)):
-        key = " ".join(words)
-        if key not in seen:
-            seen.add(key)
-            sents.append((words, tags))
+    sents = read_corpus(args.corpus, args.format)
     read = len(sents)
     guard = protected()
     sents = [s for s in sents if not (windows(s[0]) & guard)]

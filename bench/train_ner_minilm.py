@@ -39,22 +39,6 @@ import train_crf_referee as crf  # noqa: E402
 LABELS = ["O", "B-PER", "I-PER", "B-ORG", "I-ORG", "B-LOC", "I-LOC", "B-MISC", "I-MISC"]
 
 
-def read_corpus(paths) -> list:
-    """(words, BIO tags) of every distinct sentence of the files, read as the CRF's training
-    script reads them (format ``mixed``)."""
-    readers = {"conll": crf.read_conll, "uner": crf.read_uner, "crossner": crf.read_crossner}
-    seen, out = set(), []
-    for path in paths:
-        fmt = ("uner" if path.name.endswith(".iob2") else
-               "crossner" if path.name.startswith("crossner_") else "conll")
-        for words, tags in readers[fmt](path):
-            key = " ".join(words)
-            if key not in seen:
-                seen.add(key)
-                out.append((words, tags))
-    return out
-
-
 def encode(tok, batch, max_length=128):
     """Tokenised words with the label on each word's first sub-token (-100 elsewhere)."""
     import torch
@@ -112,7 +96,7 @@ def main() -> int:
     from runner.models.loading import _minilm_path
 
     commit = speed.commit()
-    sents = read_corpus(args.corpus)
+    sents = crf.read_corpus(args.corpus)
     read = len(sents)
     guard = crf.protected()
     sents = [s for s in sents if not (crf.windows(s[0]) & guard)]
