@@ -116,6 +116,7 @@ class EntityContextAttack(Attack):
         self.synonyms = synonyms
         self.naturalness = naturalness
         self.params["max_perplexity_rise"] = naturalness[1] if naturalness else None
+        self._original_score: tuple[str, float] | None = None   # the judge's, of the last source
         self._sentence_candidates: tuple[str, dict] | None = None
 
     def models(self) -> list[dict[str, Any]]:
@@ -126,14 +127,23 @@ class EntityContextAttack(Attack):
     def sentence_similarity(self, original: str, texts: Sequence[str]) -> list[float]:
         """The encoder's similarity of each changed sentence to the original; with a
         naturalness judge, -inf for one the LM reads more than ``max_perplexity_rise`` percent
-        less natural per token (so no similarity threshold lets it through)."""
+        less natural per token (so no similarity threshold lets it through). Only the sentences
+        the similarity threshold keeps are judged, and the original is scored once."""
         sims = self.similarity.sentences(original, texts)
-        if not self.naturalness or not texts:
+        if not self.naturalness:
             return sims
         lm, rise = self.naturalness
-        base, *scores = lm.score([original, *texts])
-        return [sim if 100.0 * (math.exp(base - sc) - 1.0) <= rise else float("-inf")
-                for sim, sc in zip(sims, scores)]
+        judged = [k for k, sim in enumerate(sims) if sim >= self.min_sentence_similarity]
+        if not judged:
+            return sims
+        if self._original_score is None or self._original_score[0] != original:
+            self._original_score = (original, lm.score([original])[0])
+        base = self._original_score[1]
+        out = list(sims)
+        for k, sc in zip(judged, lm.score([texts[k] for k in judged])):
+            if 100.0 * (math.exp(base - sc) - 1.0) > rise:
+                out[k] = float("-inf")
+        return out
 
     def candidates_for(self, text: str, doc: Any, blocked: list[Span]) -> dict:
         """Synonyms of every replaceable word of the sentence, found once for all its entities."""
