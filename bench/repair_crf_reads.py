@@ -117,7 +117,8 @@ def occurrences(suite_path: str, run_dir: str) -> dict:
                         "entity": e["text"], "system": e["before"],
                         "gold": gold_at(gold, e["start"], e["end"])})
                     row[arm] = e["after"]
-                    row.setdefault("without", row["system"])   # one arm: the system's label
+                    if "without" not in chosen:          # one arm: against the system's label
+                        row.setdefault("without", row["system"])
     return out
 
 
