@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import shlex
 import sys
 from pathlib import Path
 
@@ -124,6 +125,7 @@ def measure(suite_path: Path, per_word: int) -> dict:
     moved: dict[tuple[int, int], list[bool]] = {}
     dist_of: dict[tuple[int, int], int] = {}
     whole: set[int] = set()   # entities one replacement mislabelled whole (a success)
+    examples: list[dict] = []
     for (ti, tok_i, d, edit), ans in zip(asks, answers):
         s, doc, span, _ = targets[ti]
         img = edit.map_span(Span(span.start, span.end, span.label))
@@ -131,6 +133,11 @@ def measure(suite_path: Path, per_word: int) -> dict:
         ref = reference_labels(span.label, len(ws))
         wrong = wrong_tokens(ref, bio_labels(ans.spans, ws)) if hasattr(ans, "spans") else []
         hit = bool(wrong)
+        if hit:
+            a = edit.replacements[0]
+            examples.append({"sentence": s.text, "entity": span.text_in(s.text),
+                             "replaced": f"{s.text[a.start:a.end]} -> {a.new}", "distance": d,
+                             "whole": len(wrong) == len(ws)})
         if ws and len(wrong) == len(ws):
             whole.add(ti)
         moved.setdefault((ti, tok_i), []).append(hit)
@@ -149,7 +156,7 @@ def measure(suite_path: Path, per_word: int) -> dict:
             "reach": spacy_reach(sut.nlp) if hasattr(sut, "nlp") else None,
             "context_words": len(dist_of), "beyond_4": len(far), "rows": rows,
             "entities_moved": len({ti for (ti, _), v in moved.items() if any(v)}),
-            "entities_broken_by_one": len(whole),
+            "entities_broken_by_one": len(whole), "examples": examples,
             "entities_nothing_near": sum(
                 1 for ti in range(len(targets))
                 if not any(d <= NEAR for (tj, _), d in dist_of.items() if tj == ti))}
@@ -183,8 +190,8 @@ def keep(name: str, res: dict, argv: list[str]) -> None:
     from speed import commit
 
     runs = json.loads(RECORD.read_text("utf-8"))["runs"] if RECORD.exists() else []
-    entry = {"name": name, "command": "python bench/attack_reach.py " + " ".join(argv),
-             "commit": commit(), **res}
+    entry = {"name": name, "command": "python bench/attack_reach.py " + shlex.join(argv),
+             "commit": commit(), **{k: v for k, v in res.items() if k != "examples"}}
     runs = [r for r in runs if r["name"] != name] + [entry]
     RECORD.write_text(json.dumps({"runs": runs}, ensure_ascii=False, indent=1) + "\n", "utf-8")
 
@@ -221,12 +228,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--per-word", type=int, default=20)
     ap.add_argument("--record", metavar="NAME", help="keep the figures in bench/attack_reach.json")
     ap.add_argument("--table", action="store_true", help="print the kept figures")
+    ap.add_argument("--show", type=int, default=0, metavar="N",
+                    help="also print N of the replacements that moved an entity")
     a = ap.parse_args(argv)
     if a.table or a.suite is None:
         print(table())
         return 0
     res = measure(a.suite.resolve(), a.per_word)
     print(show(res))
+    for ex in random.Random(13).sample(res["examples"], min(a.show, len(res["examples"]))):
+        print(f"- [{ex['entity']}] {ex['replaced']} ({ex['distance']} away"
+              f"{', whole' if ex['whole'] else ''}): {ex['sentence']}")
     if a.record:
         keep(a.record, res, argv)
     return 0

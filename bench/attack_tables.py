@@ -7,6 +7,7 @@ similarities of ``bench/data/attack_word_scores.tsv`` (``bench/attack_word_simil
     python bench/attack_tables.py                                      # print the figures
     python bench/attack_tables.py --write          # write them into docs/pages/attacks.md
     python bench/attack_tables.py --draw RUN_DIR ATTACK N OUT   # successes to read, blind
+    python bench/attack_tables.py --blind STEM N "NAME=RUN_DIR" …  # several runs, shuffled
 """
 from __future__ import annotations
 
@@ -57,6 +58,40 @@ def draw(run: Path, attack: str, n: int, out: Path, seed: int = 13) -> None:
                                         f"random.Random({seed}).sample",
                                "items": items}, ensure_ascii=False, indent=1) + "\n",
                    encoding="utf-8")
+
+
+def blind(stem: str, n: int, runs: dict[str, Path], seed: int = 13) -> None:
+    """``n`` context-attack successes drawn from each run (as :func:`draw`), shuffled together
+    (random.Random(seed)) into ``bench/reads/STEM.blind.json`` — what a reader sees: the two
+    sentences, the entity, its type and the system's labels in the changed sentence — and
+    ``STEM.key.json``: which run and record each item came from."""
+    import tempfile
+
+    pooled, drawn = [], {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, run in runs.items():
+            out = Path(tmp) / "draw.json"
+            draw(run, "entity_context", n, out, seed)
+            d = json.loads(out.read_text(encoding="utf-8"))
+            drawn[name] = d["drawn"]
+            pooled += [(name, it) for it in d["items"]]
+    random.Random(seed).shuffle(pooled)
+    items = [{"item": k, "original": it["original"], "changed": it["adversarial"],
+              "entity": it["entity"], "entity_type_in_original": it["entity_type"],
+              "system_labels_in_changed": it["labels_after"], "words_replaced": it["replaced"]}
+             for k, (_, it) in enumerate(pooled, 1)]
+    key = {"what": f"which run each item of {stem}.blind.json came from, and its record id",
+           "draw": "python bench/attack_tables.py --blind " + stem + f" {n} "
+                   + " ".join(f'"{name}=RUN_DIR"' for name in runs)
+                   + f": {n} successes of each run drawn with random.Random({seed}).sample, "
+                     f"shuffled together with random.Random({seed})",
+           "runs": drawn,
+           "items": [{"item": k, "run": name, "id": it["id"]}
+                     for k, (name, it) in enumerate(pooled, 1)]}
+    base = ROOT / "bench" / "reads" / stem
+    for part, data in (("blind", {"items": items}), ("key", key)):
+        Path(f"{base}.{part}.json").write_text(
+            json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
 def record(name: str, run: Path, command: str, what: str) -> None:
@@ -257,8 +292,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--what", default="")
     ap.add_argument("--coverage", action="store_true")
     ap.add_argument("--draw", nargs=4, metavar=("RUN_DIR", "ATTACK", "N", "OUT"))
+    ap.add_argument("--blind", nargs="+", metavar="STEM N NAME=RUN_DIR")
     args = ap.parse_args(argv)
-    if args.draw:
+    if args.blind:
+        stem, n, *pairs = args.blind
+        blind(stem, int(n), {p.split("=", 1)[0]: Path(p.split("=", 1)[1]) for p in pairs})
+        print(f"wrote bench/reads/{stem}.blind.json and .key.json")
+    elif args.draw:
         run, attack, n, out = args.draw
         draw(Path(run), attack, int(n), Path(out))
         print(f"wrote {out}")
