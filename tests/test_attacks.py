@@ -221,8 +221,7 @@ def test_candidates_below_the_sentence_similarity_are_never_sent():
     assert not any("saw" in t for t in sut.sent)
 
 
-def test_a_naturalness_judge_keeps_sentences_the_lm_reads_as_broken_from_the_system():
-    import math
+def test_a_naturalness_judge_refuses_sentences_the_lm_reads_as_broken():
     from types import SimpleNamespace
 
     from runner.tasks.ner.attacks.base import EntityContextAttack
@@ -240,20 +239,34 @@ def test_a_naturalness_judge_keeps_sentences_the_lm_reads_as_broken_from_the_sys
     attack = EntityContextAttack(sut=sut, similarity=similarity, synonyms=synonyms,
                                  importance="labels", naturalness=(Judge(), 50.0))
     texts = [TEXT.replace("met", "saw"), TEXT.replace("met", "sawed")]
-    assert attack.sentence_similarity(TEXT, texts) == [0.9, -math.inf]
+    assert attack.natural(TEXT, texts) == [True, False]
     assert attack.describe()["max_perplexity_rise"] == 50.0
     assert attack.models()[-1]["role"] == "naturalness judge"
     pred = sut.predict([TEXT])[0]
-    sut.sent.clear()
-    result = attack_context(text=TEXT, entity=ANNA, reference=["B-PERSON"],
-                            candidates=context_candidates(TEXT, {"met": ["sawed"]}),
-                            oracle=Oracle(sut, "labels"), original=View(TEXT, pred),
-                            sentence_similarity=attack.sentence_similarity,
-                            min_sentence_similarity=-1.0)
-    assert result["outcome"] == "failed" and not any("sawed" in t for t in sut.sent)
+
+    def run(options):
+        return attack_context(text=TEXT, entity=ANNA, reference=["B-PERSON"],
+                              candidates=context_candidates(TEXT, {"met": options}),
+                              oracle=Oracle(sut, "labels"), original=View(TEXT, pred),
+                              sentence_similarity=similarity.sentences,
+                              min_sentence_similarity=-1.0, natural=attack.natural)
+
+    # "sawed" flips the label, but the judge refuses it: the word stays
+    assert run(["sawed"])["outcome"] == "failed"
+    # the judge reads the flipping candidates best first and takes the first it accepts
+    judged = []
+    attack.natural = lambda original, texts: (judged.extend(texts),
+                                              [("sawed" not in t) for t in texts])[1]
+    result = run(["sawed", "saw"])
+    assert result["outcome"] == "success" and "saw Anna" in result["adversarial"]
+    assert result["changes"][0]["new"] == "saw"
+    # it stops at the first chunk holding an accepted sentence: not every candidate is judged
+    judged.clear()
+    run(["saw", "sawn", "saws", "sawing", "sawer", "sawyer", "sawmill"])
+    assert 0 < len(judged) < 7
     plain = EntityContextAttack(sut=sut, similarity=similarity, synonyms=synonyms,
                                 importance="labels")
-    assert plain.sentence_similarity(TEXT, texts) == [0.9, 0.9]
+    assert plain.naturalness is None
     assert plain.describe()["max_perplexity_rise"] is None
 
 

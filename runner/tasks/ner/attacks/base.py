@@ -124,26 +124,16 @@ class EntityContextAttack(Attack):
             if self.naturalness else []
         return [self.synonyms.source.describe(), self.similarity.describe(), *judge]
 
-    def sentence_similarity(self, original: str, texts: Sequence[str]) -> list[float]:
-        """The encoder's similarity of each changed sentence to the original; with a
-        naturalness judge, -inf for one the LM reads more than ``max_perplexity_rise`` percent
-        less natural per token (so no similarity threshold lets it through). Only the sentences
-        the similarity threshold keeps are judged, and the original is scored once."""
-        sims = self.similarity.sentences(original, texts)
-        if not self.naturalness:
-            return sims
+    def natural(self, original: str, texts: Sequence[str]) -> list[bool]:
+        """The naturalness judge's verdict on changed sentences: False for one the LM reads more
+        than ``max_perplexity_rise`` percent less natural per token than the original (the
+        original is scored once per source). The attack asks it only about the candidates it
+        would take, best first (:func:`runner.tasks.ner.attacks.context._choose`)."""
         lm, rise = self.naturalness
-        judged = [k for k, sim in enumerate(sims) if sim >= self.min_sentence_similarity]
-        if not judged:
-            return sims
         if self._original_score is None or self._original_score[0] != original:
             self._original_score = (original, lm.score([original])[0])
         base = self._original_score[1]
-        out = list(sims)
-        for k, sc in zip(judged, lm.score([texts[k] for k in judged])):
-            if 100.0 * (math.exp(base - sc) - 1.0) > rise:
-                out[k] = float("-inf")
-        return out
+        return [100.0 * (math.exp(base - sc) - 1.0) <= rise for sc in lm.score(list(texts))]
 
     def candidates_for(self, text: str, doc: Any, blocked: list[Span]) -> dict:
         """Synonyms of every replaceable word of the sentence, found once for all its entities."""
@@ -163,8 +153,9 @@ class EntityContextAttack(Attack):
         cands = self.candidates_for(source.text, doc, blocked)
         result = attack_context(text=source.text, entity=span, reference=reference,
                                 candidates=cands, oracle=self.oracle, original=original,
-                                sentence_similarity=self.sentence_similarity,
-                                min_sentence_similarity=self.min_sentence_similarity)
+                                sentence_similarity=self.similarity.sentences,
+                                min_sentence_similarity=self.min_sentence_similarity,
+                                natural=self.natural if self.naturalness else None)
         if result["perturbed"]:
             result["words_perturbed_pct"] = round(
                 100.0 * result["perturbed"] / max(1, _outside_count(source.text, blocked)), 2)

@@ -21,6 +21,9 @@
      of the correct labels on the words still right (label-only: the highest similarity);
    - else the synonym that lowers the summed correct-label score most, if it lowers it at all
      (label-only systems have no score to lower: the word is left as it is).
+   With a naturalness judge (``max_perplexity_rise``) the step takes the best candidate the
+   judge accepts; the system is asked about every candidate the similarity keeps, and the judge
+   reads them best first until it accepts one.
    A word once mislabelled is no longer considered (paper: "only the predictions of the not yet
    incorrectly labelled words"). The attack stops when every word is mislabelled or the ranked
    words run out; the outcome is read from the final sentence.
@@ -87,8 +90,11 @@ class Judged:
 def attack_context(*, text: str, entity: Span, reference: Sequence[str],
                    candidates: dict[Word, list[tuple[str, float]]], oracle: Oracle,
                    original: View, sentence_similarity: Callable[[str, Sequence[str]], list[float]],
-                   min_sentence_similarity: float) -> dict[str, Any]:
-    """Attack one entity; returns its record (see :func:`runner.tasks.ner.attacks.stage.record`)."""
+                   min_sentence_similarity: float,
+                   natural: Callable[[str, Sequence[str]], list[bool]] | None = None
+                   ) -> dict[str, Any]:
+    """Attack one entity; returns its record (see :func:`runner.tasks.ner.attacks.stage.record`).
+    ``natural`` (the naturalness judge, if any) says which changed sentences may be taken."""
     by_scores = oracle.importance != "labels"
     start_judged = Judged(original, Edit(text, ()), entity, reference)
     active = [t for t in range(len(reference)) if t not in start_judged.wrong]
@@ -141,22 +147,9 @@ def attack_context(*, text: str, entity: Span, reference: Sequence[str],
                 judged.append((opt, ed, sim, j, newly, remaining))
         if not judged:
             continue
-        best_n = max(len(x[4]) for x in judged)
-        if best_n == len(active):
-            pick = max((x for x in judged if len(x[4]) == best_n), key=lambda x: x[2])
-        elif best_n > 0:
-            top = [x for x in judged if len(x[4]) == best_n]
-            if by_scores:
-                pick = min(top, key=lambda x: (_score_sum(x[3].scores, reference, x[5]), -x[2]))
-            else:
-                pick = max(top, key=lambda x: x[2])
-        elif by_scores:
-            pick = min(judged, key=lambda x: (_score_sum(x[3].scores, reference, active), -x[2]))
-            if (_score_sum(pick[3].scores, reference, active)
-                    >= _score_sum(current.scores, reference, active)):
-                continue  # nothing lowers the correct labels' scores: the word stays
-        else:
-            continue
+        pick = _choose(judged, active, by_scores, reference, current, text, natural)
+        if pick is None:
+            continue  # nothing mislabels a word, or (with scores) lowers their scores
         (new, word_sim), ed, sim, j, newly, remaining = pick
         changes.append(Replacement(s, e, new))
         current = j
@@ -184,6 +177,41 @@ def attack_context(*, text: str, entity: Span, reference: Sequence[str],
         "note": ("" if ranking else "no context word with a synonym" if active
                  else "entity already mislabelled"),
     }
+
+
+JUDGE_CHUNK = 4   # changed sentences the naturalness judge reads at a time, best first
+
+
+def _choose(judged: list, active: list[int], by_scores: bool, reference: Sequence[str],
+            current: Judged, text: str, natural: Any) -> Any:
+    """The candidate step 2 takes, or None. The rule is one order: most words newly mislabelled
+    first; among full flips the most similar sentence; else (with scores) the lowest summed
+    score of the correct labels on the words still right, then the most similar; label-only,
+    the most similar. A candidate that mislabels no word is taken only with scores, and only
+    when it lowers that sum below the current sentence's. With a naturalness judge the first
+    candidate in that order the judge accepts is the best of those it would accept, so the
+    judge reads the candidates best first, a few at a time, and stops there: the same choice
+    as judging them all, for fewer LM passes."""
+    def key(x):
+        n = len(x[4])
+        tie = (0.0 if n == len(active) or not by_scores
+               else _score_sum(x[3].scores, reference, x[5] if n else active))
+        return (-n, tie, -x[2])
+
+    floor = _score_sum(current.scores, reference, active)
+    order = [x for x in sorted(judged, key=key) if x[4] or (
+        by_scores and _score_sum(x[3].scores, reference, active) < floor)]
+    pick = None
+    if natural is None:
+        pick = order[0] if order else None
+    else:
+        for k in range(0, len(order), JUDGE_CHUNK):
+            chunk = order[k:k + JUDGE_CHUNK]
+            ok = natural(text, [x[1].target for x in chunk])
+            pick = next((x for x, good in zip(chunk, ok) if good), None)
+            if pick is not None:
+                break
+    return pick
 
 
 def _distance(word: Word, entity: Span) -> int:
