@@ -214,7 +214,7 @@ def table() -> str:
              f"replacement moved {r['entities_moved']} of the entities, mislabelled "
              f"{r['entities_broken_by_one']} whole; {r['entities_nothing_near']} have no "
              f"replaceable word within {NEAR} tokens (`{r['command']}`, commit {r['commit']})"
-             + (f". {r['reach']}" if r["reach"] else "") for r in runs]
+             + (f". {r['reach']}." if r["reach"] else ".") for r in runs]
     return ("Share of the context words the attack may replace that at least one replacement "
             "by a word of the same Penn tag moved (any word of the entity then mislabelled), by "
             "distance from the entity (bench/attack_reach.py):\n\n" + "\n".join(rows)

@@ -24,13 +24,21 @@ RUNS = ROOT / "bench" / "attack_runs.json"
 SCORES = ROOT / "bench" / "data" / "attack_word_scores.tsv"
 BLOCKS = ("attack-word-figures", "attack-figures")
 READ = ROOT / "bench" / "attack_read.json"
-# the context attack's successes against the fine-tuned MiniLM, read blind twice: the ceiling
-# runs' and the shipped filters'
-READS = {"attack_minilm_open": "the two ceiling runs",
-         "attack_minilm_shipped": "the two runs with the shipped filters (runs MiniLM NER and "
-                                  "MiniLM NER, PUD)",
-         "attack_minilm_pudm": "the ceiling and the naturalness judge on PUD's measuring part "
-                               "(drawn from each run and read shuffled together)"}
+# the context attack's successes, read blind twice: which runs, against which system
+READS = {"attack_minilm_open": ("the two ceiling runs", "the fine-tuned MiniLM"),
+         "attack_minilm_shipped": ("the two runs with the shipped filters (runs MiniLM NER and "
+                                   "MiniLM NER, PUD)", "the fine-tuned MiniLM"),
+         "attack_minilm_pudm": ("the ceiling and the naturalness judge on PUD's measuring part "
+                                "(drawn from each run and read shuffled together)",
+                                "the fine-tuned MiniLM"),
+         "attack_spacy_pudm": ("WordNet's synonyms under the similarity filters, the ceiling, "
+                               "the naturalness judge and the suite as shipped on PUD's "
+                               "measuring part (every success of each run, read shuffled "
+                               "together, a changed sentence two runs share read once)",
+                               "spaCy"),
+         "attack_spacy_news": ("the naturalness judge on the news sample (runs LM, naturalness "
+                               "judge and fine types, LM and naturalness judge: the same "
+                               "successes)", "spaCy")}
 KEYS = ("attacked", "skipped", "success", "partial", "any_wrong", "success_rate", "partial_rate",
         "any_wrong_rate", "words_perturbed_pct", "median_similarity", "queries_per_entity")
 # Breaking BERT's own figures (Dirkson et al., BERT models on CoNLL-2003 and the other sets),
@@ -75,19 +83,27 @@ def blind(stem: str, n: int, runs: dict[str, Path], seed: int = 13) -> None:
             d = json.loads(out.read_text(encoding="utf-8"))
             drawn[name] = d["drawn"]
             pooled += [(name, it) for it in d["items"]]
-    random.Random(seed).shuffle(pooled)
-    items = [{"item": k, "original": it["original"], "changed": it["adversarial"],
-              "entity": it["entity"], "entity_type_in_original": it["entity_type"],
-              "system_labels_in_changed": it["labels_after"], "words_replaced": it["replaced"]}
-             for k, (_, it) in enumerate(pooled, 1)]
-    key = {"what": f"which run each item of {stem}.blind.json came from, and its record id",
+    # The same changed sentence from several runs is read once; the key lists every run.
+    merged: dict[tuple[str, str], list] = {}
+    for name, it in pooled:
+        merged.setdefault((it["original"], it["adversarial"]), []).append((name, it))
+    groups = list(merged.values())
+    random.Random(seed).shuffle(groups)
+    items = [{"item": k, "original": g[0][1]["original"], "changed": g[0][1]["adversarial"],
+              "entity": g[0][1]["entity"], "entity_type_in_original": g[0][1]["entity_type"],
+              "system_labels_in_changed": g[0][1]["labels_after"],
+              "words_replaced": g[0][1]["replaced"]}
+             for k, g in enumerate(groups, 1)]
+    key = {"what": f"which runs each item of {stem}.blind.json came from, and their record ids "
+                   "(a changed sentence drawn from several runs is one item)",
            "draw": "python bench/attack_tables.py --blind " + stem + f" {n} "
                    + " ".join(f'"{name}=RUN_DIR"' for name in runs)
                    + f": {n} successes of each run drawn with random.Random({seed}).sample, "
                      f"shuffled together with random.Random({seed})",
            "runs": drawn,
-           "items": [{"item": k, "run": name, "id": it["id"]}
-                     for k, (name, it) in enumerate(pooled, 1)]}
+           "items": [{"item": k, "run": g[0][0], "runs": [name for name, _ in g],
+                      "id": g[0][1]["id"], "ids": [it["id"] for _, it in g]}
+                     for k, g in enumerate(groups, 1)]}
     base = ROOT / "bench" / "reads" / stem
     for part, data in (("blind", {"items": items}), ("key", key)):
         Path(f"{base}.{part}.json").write_text(
@@ -221,8 +237,8 @@ def reading() -> str:
 
 
 def reading_minilm(stem: str) -> str:
-    """Context-attack successes against the fine-tuned MiniLM, read blind by two readers
-    (bench/reads/STEM.*): how many are real errors of the system."""
+    """Context-attack successes, read blind by two readers (bench/reads/STEM.*): how many are
+    real errors of the system. An item a run shares with another counts for both."""
     def load(part):
         path = ROOT / "bench" / "reads" / f"{stem}.{part}.json"
         return json.loads(path.read_text(encoding="utf-8"))
@@ -239,11 +255,13 @@ def reading_minilm(stem: str) -> str:
 
     per_run = "; ".join(
         f"run {run} ({drawn}): " + " / ".join(
-            str(sum(real(r[i["item"]]) for i in key["items"] if i["run"] == run))
+            str(sum(real(r[i["item"]]) for i in key["items"]
+                    if run in i.get("runs", [i["run"]])))
             for r in readers)
         for run, drawn in key["runs"].items())
     agree = sum(real(readers[0][i["item"]]) == real(readers[1][i["item"]]) for i in key["items"])
-    return (f"Successes of {READS[stem]} against the fine-tuned MiniLM, read blind by two "
+    runs, system = READS[stem]
+    return (f"Successes of {runs} against {system}, read blind by two "
             f"readers (bench/reads/{stem}.*; first / second reader): a real error "
             f"of the system — a sensible sentence in which the entity keeps its type and the "
             f"system mislabels it — in {both(real)} of {n} ({per_run}); they agree on {agree} "

@@ -356,6 +356,11 @@ def _attack_runs() -> str:
     return _bench_module("attack_tables").run_table()
 
 
+@figures("attack-reach")
+def _attack_reach() -> str:
+    return _bench_module("attack_reach").table()
+
+
 @figures("speed-default")
 def _speed_default() -> str:
     rec = _load("speed_ner_spacy.json")
