@@ -150,10 +150,19 @@ def measure(suite_path: Path, per_word: int) -> dict:
                      "words_moved": sum(any(moved[k]) for k in keys),
                      "replacements": len(tries), "replacements_moved": sum(tries)})
     far = [k for k, d in dist_of.items() if d > 4]
+    system = str(sut.describe().get("model", sut.name))
+    card_path = Path(system) / "mtrun_card.json"
+    card = json.loads(card_path.read_text("utf-8")) if card_path.is_file() else None
+    if Path(system).is_absolute() and Path(system).is_relative_to(ROOT):
+        system = str(Path(system).relative_to(ROOT))
     return {"suite": str(suite_path.relative_to(ROOT)) if suite_path.is_relative_to(ROOT)
-            else str(suite_path), "system": sut.describe().get("model", sut.name),
+            else str(suite_path), "system": system,
             "sources": len(sources), "entities": len(targets), "per_word": per_word,
             "reach": spacy_reach(sut.nlp) if hasattr(sut, "nlp") else None,
+            "card": None if card is None else {
+                "trained_on": card["corpus"]["trained_on"], "epochs": card["params"]["epochs"],
+                "held_out_f1": card["held_out_score"]["f1"],
+                "train_seconds": card.get("train_seconds")},
             "context_words": len(dist_of), "beyond_4": len(far), "rows": rows,
             "entities_moved": len({ti for (ti, _), v in moved.items() if any(v)}),
             "entities_broken_by_one": len(whole), "examples": examples,
@@ -183,15 +192,15 @@ def show(res: dict) -> str:
     return "\n".join(out)
 
 
-def keep(name: str, res: dict, argv: list[str]) -> None:
+def keep(name: str, res: dict, argv: list[str], what: str = "") -> None:
     """Keep a measurement in bench/attack_reach.json (replacing one of the same name), with
     the command and the commit that made it."""
     sys.path.insert(0, str(ROOT / "bench"))
     from speed import commit
 
     runs = json.loads(RECORD.read_text("utf-8"))["runs"] if RECORD.exists() else []
-    entry = {"name": name, "command": "python bench/attack_reach.py " + shlex.join(argv),
-             "commit": commit(), **{k: v for k, v in res.items() if k != "examples"}}
+    entry = {"name": name, "what": what,
+             "command": "python bench/attack_reach.py " + shlex.join(argv), "commit": commit(), **{k: v for k, v in res.items() if k != "examples"}}
     runs = [r for r in runs if r["name"] != name] + [entry]
     RECORD.write_text(json.dumps({"runs": runs}, ensure_ascii=False, indent=1) + "\n", "utf-8")
 
@@ -209,7 +218,12 @@ def table() -> str:
             cells.append(f"{100 * row['words_moved'] / row['words']:.0f} % "
                          f"({row['words_moved']} of {row['words']})" if row["words"] else "–")
         rows.append(f"| {bucket_name(lo, hi)} | " + " | ".join(cells) + " |")
-    notes = [f"- {r['name']}: `{r['suite']}`, system `{r['system']}`, {r['entities']} entities "
+    notes = [f"- {r['name']}: `{r['suite']}`, system `{r['system']}`"
+             + (f" ({r['what']})" if r.get("what") else "")
+             + (f" (its card: trained on {r['card']['trained_on']:,} sentences for "
+                f"{r['card']['epochs']} epoch(s), held-out entity F1 "
+                f"{100 * r['card']['held_out_f1']:.1f})" if r.get("card") else "")
+             + f", {r['entities']} entities "
              f"of {r['sources']} sentences, {r['per_word']} replacements per word; one "
              f"replacement moved {r['entities_moved']} of the entities, mislabelled "
              f"{r['entities_broken_by_one']} whole; {r['entities_nothing_near']} have no "
@@ -227,6 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("suite", type=Path, nargs="?")
     ap.add_argument("--per-word", type=int, default=20)
     ap.add_argument("--record", metavar="NAME", help="keep the figures in bench/attack_reach.json")
+    ap.add_argument("--what", default="", help="what the system is, kept with --record")
     ap.add_argument("--table", action="store_true", help="print the kept figures")
     ap.add_argument("--show", type=int, default=0, metavar="N",
                     help="also print N of the replacements that moved an entity")
@@ -240,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"- [{ex['entity']}] {ex['replaced']} ({ex['distance']} away"
               f"{', whole' if ex['whole'] else ''}): {ex['sentence']}")
     if a.record:
-        keep(a.record, res, argv)
+        keep(a.record, res, argv, a.what)
     return 0
 
 
