@@ -12,7 +12,6 @@ chosen on them would have to be measured on successes nobody has read.
 from __future__ import annotations
 
 import json
-import math
 import sys
 from pathlib import Path
 
@@ -27,6 +26,7 @@ def load(stem: str, part: str):
 
 def main() -> int:
     from runner.models import get_lm
+    from runner.models.lm_parts import perplexity_rise
 
     rows = []   # (original, changed, both readers: sensible, both readers: not sensible)
     for stem in STEMS:
@@ -38,7 +38,7 @@ def main() -> int:
     lm = get_lm(device="cpu")
     scores = lm.score([r[0] for r in rows] + [r[1] for r in rows])
     n = len(rows)
-    rise = [100 * (math.exp(scores[i] - scores[n + i]) - 1) for i in range(n)]
+    rise = [perplexity_rise(scores[i], scores[n + i]) for i in range(n)]
     good = [x for x, r in zip(rise, rows) if r[2]]
     bad = [x for x, r in zip(rise, rows) if r[3]]
     auc = sum((p < q) + 0.5 * (p == q) for p in good for q in bad) / (len(good) * len(bad))

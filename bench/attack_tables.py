@@ -48,10 +48,10 @@ PAPER = {"entity": "89.5–99.4 % success",
                            "logits)"}
 
 
-def draw(run: Path, attack: str, n: int, out: Path, seed: int = 13) -> None:
-    """``n`` successful attacks of type ``attack`` drawn from a run (random.Random(seed)), written
-    for a reader who sees the two sentences, the entity and the system's labels, not the attack's
-    reasons (its importance scores, similarities or steps)."""
+def drawn(run: Path, attack: str, n: int, seed: int = 13) -> tuple[str, list[dict]]:
+    """``n`` successful attacks of type ``attack`` drawn from a run (random.Random(seed)), as a
+    reader sees them: the two sentences, the entity and the system's labels, not the attack's
+    reasons (its importance scores, similarities or steps); and how they were drawn."""
     results = json.loads((run / "results.json").read_text(encoding="utf-8"))
     done = [r for r in results["attacks"]["records"]
             if r["attack"] == attack and r["outcome"] == "success"]
@@ -61,28 +61,26 @@ def draw(run: Path, attack: str, n: int, out: Path, seed: int = 13) -> None:
               "labels_before": r["labels_before"], "labels_after": r["labels_after"],
               "replaced": [f"{c['original']} -> {c['new']}" for c in r["changes"]]}
              for r in picked]
-    out.write_text(json.dumps({"run": str(run), "attack": attack,
-                               "drawn": f"{len(items)} of its {len(done)} successes drawn with "
-                                        f"random.Random({seed}).sample",
-                               "items": items}, ensure_ascii=False, indent=1) + "\n",
-                   encoding="utf-8")
+    return f"{len(items)} of its {len(done)} successes drawn with random.Random({seed}).sample", \
+        items
+
+
+def draw(run: Path, attack: str, n: int, out: Path, seed: int = 13) -> None:
+    """:func:`drawn`, written to ``out`` to read blind."""
+    how, items = drawn(run, attack, n, seed)
+    out.write_text(json.dumps({"run": str(run), "attack": attack, "drawn": how, "items": items},
+                              ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
 def blind(stem: str, n: int, runs: dict[str, Path], seed: int = 13) -> None:
-    """``n`` context-attack successes drawn from each run (as :func:`draw`), shuffled together
+    """``n`` context-attack successes drawn from each run (:func:`drawn`), shuffled together
     (random.Random(seed)) into ``bench/reads/STEM.blind.json`` — what a reader sees: the two
     sentences, the entity, its type and the system's labels in the changed sentence — and
     ``STEM.key.json``: which run and record each item came from."""
-    import tempfile
-
-    pooled, drawn = [], {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for name, run in runs.items():
-            out = Path(tmp) / "draw.json"
-            draw(run, "entity_context", n, out, seed)
-            d = json.loads(out.read_text(encoding="utf-8"))
-            drawn[name] = d["drawn"]
-            pooled += [(name, it) for it in d["items"]]
+    pooled, how = [], {}
+    for name, run in runs.items():
+        how[name], items = drawn(run, "entity_context", n, seed)
+        pooled += [(name, it) for it in items]
     # The same changed sentence from several runs is read once; the key lists every run.
     merged: dict[tuple[str, str], list] = {}
     for name, it in pooled:
@@ -100,7 +98,7 @@ def blind(stem: str, n: int, runs: dict[str, Path], seed: int = 13) -> None:
                    + " ".join(f'"{name}=RUN_DIR"' for name in runs)
                    + f": {n} successes of each run drawn with random.Random({seed}).sample, "
                      f"shuffled together with random.Random({seed})",
-           "runs": drawn,
+           "runs": how,
            "items": [{"item": k, "run": g[0][0], "runs": [name for name, _ in g],
                       "id": g[0][1]["id"], "ids": [it["id"] for _, it in g]}
                      for k, g in enumerate(groups, 1)]}

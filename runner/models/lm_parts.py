@@ -3,11 +3,21 @@ the slot and proposal types, which kind a model is, and a vocabulary's word-star
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any, Sequence
 
 Slot = tuple[str, int, int]          # (text, start, end): text[start:end] is replaced
 Proposal = tuple[str, float]         # (replacement, score), best first
+
+
+def perplexity_rise(original: float, changed: float) -> float:
+    """How much less natural a changed text reads than its original, in percent: the rise of the
+    per-token perplexity, 100·(exp(ε) − 1) with ε = original − changed, the two texts' ``score``
+    (mean log-probability per token). The repair's ``PThreshold`` and the context attack's
+    ``max_perplexity_rise`` both read it."""
+    return 100.0 * (math.exp(original - changed) - 1.0)
+
 
 # Model types whose checkpoints are masked LMs (a name's kind when its config says nothing more).
 MASKED_TYPES = ("bert", "roberta", "distilbert", "albert", "electra", "deberta", "deberta-v2",

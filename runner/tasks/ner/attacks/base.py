@@ -8,13 +8,37 @@ time bounded; deterministic whatever the batch size).
 """
 from __future__ import annotations
 
-import math
 import random
 from typing import Any, ClassVar, Sequence
 
 from runner.tasks.ner.attacks.oracle import Oracle, View, choose_importance
 from runner.tasks.ner.attacks.words import reference_labels, words, words_in
 from runner.tasks.ner.types import Prediction, Sentence, Span
+
+
+def attack_targets(source: Sentence, prediction: Prediction, entity_types: Any = None,
+                   max_per_source: int | None = None) -> tuple[str, list[Span]]:
+    """The entities an attack attacks in a source, and their basis (``gold`` or
+    ``prediction``): see the module's docstring."""
+    if source.gold is not None:
+        basis = "gold"
+        predicted = {(s.start, s.end, s.label) for s in prediction.spans}
+        spans = [g for g in source.gold if (g.start, g.end, g.label) in predicted]
+    else:
+        basis, spans = "prediction", list(prediction.spans)
+    spans = [s for s in sorted(spans) if words_in(source.text, s.start, s.end)
+             and (entity_types is None or s.label in entity_types)]
+    if max_per_source is not None:
+        spans = spans[:max_per_source]
+    return basis, spans
+
+
+def replaceable_tokens(doc: Any, blocked: Sequence[Span]) -> list[Any]:
+    """The tokens the context attack may replace: alphabetic, not stop words, a noun, verb,
+    adjective or adverb by their Penn tag, outside every span of ``blocked``."""
+    return [t for t in doc
+            if t.text.isalpha() and not t.is_stop and t.tag_[:2] in ("NN", "VB", "JJ", "RB")
+            and not any(b.start < t.idx + len(t.text) and t.idx < b.end for b in blocked)]
 
 
 class Attack:
@@ -47,17 +71,8 @@ class Attack:
         return [self.similarity.describe()]
 
     def targets(self, source: Sentence, prediction: Prediction) -> tuple[str, list[Span]]:
-        if source.gold is not None:
-            basis = "gold"
-            predicted = {(s.start, s.end, s.label) for s in prediction.spans}
-            spans = [g for g in source.gold if (g.start, g.end, g.label) in predicted]
-        else:
-            basis, spans = "prediction", list(prediction.spans)
-        spans = [s for s in sorted(spans) if words_in(source.text, s.start, s.end)
-                 and (self.entity_types is None or s.label in self.entity_types)]
-        if self.max_entities_per_source is not None:
-            spans = spans[:self.max_entities_per_source]
-        return basis, spans
+        return attack_targets(source, prediction, self.entity_types,
+                              self.max_entities_per_source)
 
     def run(self, source: Sentence, prediction: Prediction, doc: Any,
             rng_for: Any) -> list[dict[str, Any]]:
@@ -133,15 +148,15 @@ class EntityContextAttack(Attack):
         if self._original_score is None or self._original_score[0] != original:
             self._original_score = (original, lm.score([original])[0])
         base = self._original_score[1]
-        return [100.0 * (math.exp(base - sc) - 1.0) <= rise for sc in lm.score(list(texts))]
+        from runner.models.lm_parts import perplexity_rise
+
+        return [perplexity_rise(base, sc) <= rise for sc in lm.score(list(texts))]
 
     def candidates_for(self, text: str, doc: Any, blocked: list[Span]) -> dict:
         """Synonyms of every replaceable word of the sentence, found once for all its entities."""
         if self._sentence_candidates and self._sentence_candidates[0] == text:
             return self._sentence_candidates[1]
-        tokens = [t.i for t in doc
-                  if t.text.isalpha() and not t.is_stop and t.tag_[:2] in ("NN", "VB", "JJ", "RB")
-                  and not any(b.start < t.idx + len(t.text) and t.idx < b.end for b in blocked)]
+        tokens = [t.i for t in replaceable_tokens(doc, blocked)]
         found = self.synonyms.find(doc, tokens)
         by_word = {(doc[i].idx, doc[i].idx + len(doc[i].text)): c for i, c in found.items()}
         self._sentence_candidates = (text, by_word)

@@ -199,8 +199,9 @@ def _choose(judged: list, active: list[int], by_scores: bool, reference: Sequenc
         return (-n, tie, -x[2])
 
     floor = _score_sum(current.scores, reference, active)
-    order = [x for x in sorted(judged, key=key) if x[4] or (
-        by_scores and _score_sum(x[3].scores, reference, active) < floor)]
+    # a candidate that mislabels no word has its summed score over ``active`` as key[1]
+    order = [x for k, x in sorted(((key(x), x) for x in judged), key=lambda kx: kx[0])
+             if k[0] or (by_scores and k[1] < floor)]
     pick = None
     if natural is None:
         pick = order[0] if order else None

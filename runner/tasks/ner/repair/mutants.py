@@ -447,7 +447,7 @@ class LMContextCandidates:
         return [list(self._made[(j, *key)]) for j in jobs]
 
     def _mutants(self, jobs: Sequence[Job]) -> list[list[Mutant]]:
-        import math
+        from runner.models.lm_parts import perplexity_rise
 
         out: list[list[Mutant]] = [[] for _ in jobs]
         slots, owners = [], []
@@ -473,7 +473,6 @@ class LMContextCandidates:
                              w_a, w_b))
         scores = self._score([j.text for j in jobs] + [m[1] for m in made])
         for n, text, start, end, w_a, w_b in made:
-            eps = scores[jobs[n].text] - scores[text]
-            rise = 100.0 * (math.exp(eps) - 1.0)
+            rise = perplexity_rise(scores[jobs[n].text], scores[text])
             out[n].append(Mutant(jobs[n], text, start, end, rise, False, w_a, w_b))
         return out
